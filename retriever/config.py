@@ -1,0 +1,109 @@
+"""One frozen settings object, read from the environment once in the entry points."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from .errors import ConfigError
+
+#: Jina models the product may call; anything else is refused before a request is made.
+ALLOWED_DENSE_MODELS = (
+    "jina-embeddings-v3",
+    "jina-embeddings-v4",
+    "jina-embeddings-v5-text-small",
+    "jina-embeddings-v5-text-nano",
+)
+ALLOWED_MULTI_MODELS = ("jina-colbert-v2",)
+
+DEFAULT_CACHE_DIR = Path(__file__).resolve().parent.parent / "cache"
+
+
+@dataclass(frozen=True)
+class Settings:
+    jina_api_key: str | None = None
+    jina_api_base: str = "https://api.jina.ai"
+    jina_dense_model: str = "jina-embeddings-v3"
+    jina_dense_dimensions: int = 1024
+    jina_multi_model: str = "jina-colbert-v2"
+    jina_multi_dimensions: int = 128
+    #: Per-request HTTP timeout, seconds.
+    jina_timeout_s: float = 2.5
+    #: Total API time one question may spend (all requests and retries), seconds.
+    query_api_budget_s: float = 3.0
+    #: Total time the build may wait on one batch (retries included), seconds.
+    build_api_budget_s: float = 120.0
+    jina_batch_size: int = 64
+    jina_max_retries: int = 3
+    cache_dir: Path = DEFAULT_CACHE_DIR
+    #: Use the local offline model (MiniLM) when it is installed.
+    local_model: bool = True
+    rrf_k: int = 60
+
+    def __repr__(self) -> str:  # the key must never reach a log line
+        key = "set" if self.jina_api_key else "unset"
+        return f"Settings(jina_api_key=<{key}>, jina_api_base={self.jina_api_base!r}, cache_dir={self.cache_dir!s})"
+
+    __str__ = __repr__
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str]) -> Settings:
+        """Read settings from an environment mapping (entry points pass os.environ)."""
+        s = cls()
+        key = env.get("JINA_API_KEY", "").strip() or None
+        s = replace(
+            s,
+            jina_api_key=key,
+            jina_api_base=env.get("JINA_API_BASE", s.jina_api_base).rstrip("/") or s.jina_api_base,
+            jina_dense_model=env.get("JINA_MODEL", s.jina_dense_model),
+            jina_multi_model=env.get("JINA_COLBERT_MODEL", s.jina_multi_model),
+            jina_dense_dimensions=_int(env, "JINA_DIMENSIONS", s.jina_dense_dimensions),
+            jina_timeout_s=_float(env, "JINA_TIMEOUT_S", s.jina_timeout_s),
+            query_api_budget_s=_float(env, "RETRIEVER_API_BUDGET_S", s.query_api_budget_s),
+            cache_dir=Path(env["RETRIEVER_CACHE_DIR"]) if env.get("RETRIEVER_CACHE_DIR") else s.cache_dir,
+            local_model=env.get("RETRIEVER_LOCAL_MODEL", "1") not in ("0", "false", "no", "off"),
+            rrf_k=_int(env, "RETRIEVER_RRF_K", s.rrf_k),
+        )
+        s.validate()
+        return s
+
+    def validate(self) -> None:
+        if self.jina_dense_model not in ALLOWED_DENSE_MODELS:
+            raise ConfigError(
+                f"JINA_MODEL={self.jina_dense_model!r} is not allowed; use one of {', '.join(ALLOWED_DENSE_MODELS)}"
+            )
+        if self.jina_multi_model not in ALLOWED_MULTI_MODELS:
+            raise ConfigError(
+                f"JINA_COLBERT_MODEL={self.jina_multi_model!r} is not allowed; use one of "
+                f"{', '.join(ALLOWED_MULTI_MODELS)}"
+            )
+        if not self.jina_api_base.startswith(("http://", "https://")):
+            raise ConfigError(f"JINA_API_BASE={self.jina_api_base!r} must start with http:// or https://")
+        if self.jina_dense_dimensions <= 0 or self.jina_multi_dimensions not in (64, 96, 128):
+            raise ConfigError(f"bad embedding dimensions {self.jina_dense_dimensions}/{self.jina_multi_dimensions}")
+        if self.rrf_k <= 0:
+            raise ConfigError(f"RETRIEVER_RRF_K={self.rrf_k} must be positive")
+
+
+def _int(env: Mapping[str, str], name: str, default: int) -> int:
+    raw = env.get(name)
+    if raw is None or raw == "":
+        return default
+    try:
+        return int(raw)
+    except ValueError:
+        raise ConfigError(f"{name}={raw!r} is not an integer") from None
+
+
+def _float(env: Mapping[str, str], name: str, default: float) -> float:
+    raw = env.get(name)
+    if raw is None or raw == "":
+        return default
+    try:
+        value = float(raw)
+    except ValueError:
+        raise ConfigError(f"{name}={raw!r} is not a number") from None
+    if value <= 0:
+        raise ConfigError(f"{name}={raw!r} must be positive")
+    return value
