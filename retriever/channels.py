@@ -1,0 +1,115 @@
+"""Per-question evidence from every live channel, as plain arrays over tables and groups."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .fusion import rrf
+from .text import STOPWORDS, stem, tokenize, words
+
+#: Longest question n-gram looked up among sample values.
+MAX_PHRASE_WORDS = 5
+
+
+@dataclass(frozen=True)
+class Layout:
+    """Static index shapes the channels need: column and group boundaries."""
+
+    n_tables: int
+    #: column_table sorted: columns of table i are col_start[i]:col_start[i+1].
+    col_start: np.ndarray
+    table_group: np.ndarray
+    n_groups: int
+    #: Stem -> tables whose own name or description holds it; name_len counts those stems per table.
+    name_index: Mapping[str, np.ndarray]
+    name_len: np.ndarray
+
+
+@dataclass(frozen=True)
+class Evidence:
+    terms: list[str]
+    idf: np.ndarray
+    #: (terms, tables) term present in the table's schema document / in its sample values.
+    schema_hit: np.ndarray
+    value_hit: np.ndarray
+    #: Fraction of the table name's tokens found in the question.
+    name_match: np.ndarray
+    #: Sample-value phrases of the table quoted in the question.
+    phrase_hits: np.ndarray
+    #: channel -> per-table score (higher is better).
+    scores: dict[str, np.ndarray]
+    #: RRF of the table channels.
+    fused: np.ndarray
+    group_bm25: np.ndarray
+    phrases: list[str] = field(default_factory=list)
+
+
+def column_max(col_scores: np.ndarray, layout: Layout) -> np.ndarray:
+    """Best column score per table; tables without columns get 0."""
+    out = np.zeros(layout.n_tables, dtype=np.float32)
+    has = layout.col_start[1:] > layout.col_start[:-1]
+    if col_scores.size and has.any():
+        red = np.maximum.reduceat(col_scores, layout.col_start[:-1][has])
+        out[has] = red
+    return out
+
+
+def match_phrases(question: str, phrases: Mapping[str, Sequence[int]]) -> dict[str, Sequence[int]]:
+    """Question n-grams that are sample values somewhere in the catalog."""
+    toks = words(question)
+    found: dict[str, Sequence[int]] = {}
+    for n in range(MAX_PHRASE_WORDS, 0, -1):
+        for i in range(len(toks) - n + 1):
+            gram = toks[i:i + n]
+            if n == 1 and (gram[0] in STOPWORDS or len(gram[0]) < 3):
+                continue
+            key = " ".join(gram)
+            if key in phrases:
+                found[key] = phrases[key]
+    return found
+
+
+def gather(
+    question: str,
+    layout: Layout,
+    lexical: Mapping[str, object],
+    phrases: Mapping[str, Sequence[int]],
+    dense_scores: Mapping[str, tuple[np.ndarray, np.ndarray]],
+    rrf_k: int,
+    disabled: frozenset[str] = frozenset(),
+) -> Evidence:
+    """Run the lexical channels and combine them with precomputed dense scores (table, column)."""
+    terms = list(dict.fromkeys(tokenize(question)))
+    lt, lc, lg, lv = (lexical[n] for n in ("tables", "columns", "groups", "values"))
+    tab = lt.term_scores(terms)  # type: ignore[attr-defined]
+    col = lc.term_scores(terms)  # type: ignore[attr-defined]
+    val = lv.term_scores(terms)  # type: ignore[attr-defined]
+    grp = lg.term_scores(terms)  # type: ignore[attr-defined]
+    idf = lt.idf(terms)  # type: ignore[attr-defined]
+    scores: dict[str, np.ndarray] = {
+        "bm25_tables": tab.sum(axis=0),
+        "bm25_columns": column_max(col.sum(axis=0), layout),
+        "values": val.sum(axis=0),
+    }
+    for name, (t_s, c_s) in dense_scores.items():
+        scores[f"dense_tables:{name}"] = t_s
+        scores[f"dense_columns:{name}"] = column_max(c_s, layout)
+    scores = {k: v for k, v in scores.items() if k not in disabled}
+    found = {} if "phrases" in disabled else match_phrases(question, phrases)
+    phrase_hits = np.zeros(layout.n_tables, dtype=np.float32)
+    for tables in found.values():
+        phrase_hits[np.asarray(tables, dtype=np.int64)] += 1.0
+    name_match = np.zeros(layout.n_tables, dtype=np.float32)
+    for s in {stem(w) for w in words(question)}:
+        hit = layout.name_index.get(s)
+        if hit is not None:
+            name_match[hit] += 1.0
+    name_match /= np.maximum(layout.name_len, 1.0)
+    fused = rrf([scores[k] for k in sorted(scores)] + [phrase_hits], rrf_k)
+    if "values" in disabled:
+        val[:] = 0
+    return Evidence(terms, idf, tab > 0, val > 0, name_match, phrase_hits, scores, fused,
+                    grp.sum(axis=0), sorted(found))

@@ -1,0 +1,138 @@
+"""Entry points: build, serve, query (explain), eval. Settings are read here, once."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from pathlib import Path
+
+from .catalog import load_catalog
+from .config import Settings
+from .errors import RetrieverError
+from .evaluation import read_jsonl, replay
+from .index import build_index, load_index
+from .planner import Options, Planner, default_models
+from .runtime import build_embedders, query_embedders
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # usage line and exit code 2, as the scripts promise
+        self.print_usage(sys.stderr)
+        print(f"{self.prog}: error: {message}", file=sys.stderr)
+        sys.exit(2)
+
+
+def _parser() -> argparse.ArgumentParser:
+    ap = _Parser(prog="retriever", description="Join-aware table retriever")
+    sub = ap.add_subparsers(dest="cmd", required=True, parser_class=_Parser)
+    b = sub.add_parser("build", help="build the index for a catalog")
+    b.add_argument("--corpus", required=True, type=Path)
+    b.add_argument("--index-dir", required=True, type=Path)
+    s = sub.add_parser("serve", help="answer JSONL requests on stdin")
+    s.add_argument("--index-dir", required=True, type=Path)
+    q = sub.add_parser("query", help="answer one question and explain every table and join")
+    q.add_argument("--index-dir", required=True, type=Path)
+    q.add_argument("question")
+    e = sub.add_parser("eval", help="replay labelled questions in-process")
+    e.add_argument("--index-dir", required=True, type=Path)
+    e.add_argument("--queries", required=True, type=Path)
+    e.add_argument("--labels", required=True, type=Path)
+    e.add_argument("--offline", action="store_true", help="API channels answer only from the disk cache")
+    e.add_argument("--disable", default="", help="comma-separated channels/features to switch off")
+    e.add_argument("--misses", type=Path, help="write the misses here as JSONL")
+    e.add_argument("--limit", type=int)
+    return ap
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    try:
+        settings = Settings.from_env(os.environ)
+        if args.cmd == "build":
+            return _build(args, settings)
+        if args.cmd == "serve":
+            return _serve(args, settings)
+        if args.cmd == "query":
+            return _query(args, settings)
+        return _eval(args, settings)
+    except RetrieverError as e:
+        print(f"retriever {args.cmd}: error: {e}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        return 130
+
+
+def _build(args: argparse.Namespace, settings: Settings) -> int:
+    t0 = time.monotonic()
+    catalog = load_catalog(args.corpus)
+    for w in catalog.warnings[:5]:
+        print(f"build: warning: {w}", file=sys.stderr)
+    if catalog.warnings:
+        print(f"build: {len(catalog.warnings)} catalog warning(s) in all", file=sys.stderr)
+    dense, multi = build_embedders(settings)
+    manifest = build_index(catalog, args.index_dir, dense, multi)
+    print(f"build: done in {time.monotonic() - t0:.1f}s -> {args.index_dir} "
+          f"(channels: {', '.join(manifest['channels'])})", file=sys.stderr)
+    return 0
+
+
+def _planner(args: argparse.Namespace) -> Planner:
+    index = load_index(args.index_dir)
+    group_model, plan_model = default_models()
+    return Planner(index, group_model, plan_model)
+
+
+def _serve(args: argparse.Namespace, settings: Settings) -> int:
+    from .server import serve
+
+    planner = _planner(args)
+    embed = query_embedders(settings, planner.index)
+    print(f"search: ready with channels {', '.join(planner.index.channels)}", file=sys.stderr, flush=True)
+    return serve(planner, embed, sys.stdin.buffer, sys.stdout.buffer)
+
+
+def _query(args: argparse.Namespace, settings: Settings) -> int:
+    from .explain import explain
+
+    planner = _planner(args)
+    embed = query_embedders(settings, planner.index)
+    ans = planner.answer(args.question, embed(args.question))
+    print(explain(planner, ans))
+    return 0
+
+
+def _eval(args: argparse.Namespace, settings: Settings) -> int:
+    planner = _planner(args)
+    embed = query_embedders(settings, planner.index, offline=args.offline)
+    disabled = frozenset(x.strip() for x in args.disable.split(",") if x.strip())
+    opts = Options(disabled_channels=disabled, disabled_features=disabled, rrf_k=settings.rrf_k)
+    labels = {row["query_id"]: row for row in read_jsonl(args.labels)}
+    queries = read_jsonl(args.queries)[: args.limit] if args.limit else read_jsonl(args.queries)
+    groups = {t.table_id: t.group for t in planner.index.catalog.tables}
+    live: set[str] = set()
+    t0 = time.monotonic()
+
+    def answer(question: str) -> tuple[list[str], list[dict[str, str]], float, str]:
+        vectors = embed(question)
+        live.update(vectors)
+        a = planner.answer(question, vectors, opts)
+        return a.table_ids, a.joins, a.selection.expected, next(iter(a.group_probs), "")
+
+    rep = replay(queries, labels, answer, groups.__getitem__)
+    print(f"channels in index: {', '.join(planner.index.channels)}")
+    print(f"query-time embedding channels live: {', '.join(sorted(live)) or 'none'}"
+          + (f"; disabled: {', '.join(sorted(disabled))}" if disabled else ""))
+    print("\n".join(rep.lines()))
+    print(f"eval: {len(queries)} questions in {time.monotonic() - t0:.1f}s")
+    if args.misses:
+        with open(args.misses, "w", encoding="utf-8") as f:
+            for m in rep.misses:
+                f.write(json.dumps(m) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,119 @@
+"""Features for the two fitted choices: which group a question is about, and which plan inside it."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from .channels import Evidence
+from .plans import Plan
+
+GROUP_FEATURES = (
+    "cov_schema", "cov_all", "cov_best", "bm25_group", "bm25_group_best", "fused_max", "fused_top2",
+    "fused_best", "dense_table_max", "dense_column_max", "dense_best", "name_max", "phrase_any", "log_size",
+)
+PLAN_FEATURES = (
+    "size1", "size2", "size3", "size4", "unjoined", "n_joins", "cov_all", "cov_schema", "name_sum", "name_out",
+    "rel_sum", "rel_min", "rel_out", "n_bridge", "phrase_in", "phrase_out", "dense_min", "dense_out",
+)
+
+
+@dataclass(frozen=True)
+class GroupIndex:
+    """Tables sorted by group, so group reductions are one reduceat."""
+
+    perm: np.ndarray
+    start: np.ndarray
+    size: np.ndarray
+
+    @classmethod
+    def from_table_group(cls, table_group: np.ndarray, n_groups: int) -> GroupIndex:
+        perm = np.argsort(table_group, kind="stable")
+        size = np.bincount(table_group, minlength=n_groups)
+        start = np.concatenate([[0], np.cumsum(size)[:-1]]).astype(np.int64)
+        return cls(perm, start, size)
+
+    def reduce_max(self, x: np.ndarray) -> np.ndarray:
+        """Max over each group's tables along the last axis (groups are never empty)."""
+        return np.maximum.reduceat(x[..., self.perm], self.start, axis=-1)
+
+
+def dense_table_scores(ev: Evidence) -> tuple[np.ndarray, np.ndarray] | None:
+    """The first dense channel's (table, column) scores, or None when no dense channel is live."""
+    tables = sorted(k for k in ev.scores if k.startswith("dense_tables:"))
+    if not tables:
+        return None
+    name = tables[0].split(":", 1)[1]
+    return ev.scores[tables[0]], ev.scores[f"dense_columns:{name}"]
+
+
+def _is_best(x: np.ndarray) -> np.ndarray:
+    return (x >= x.max() - 1e-9).astype(np.float32) if x.size and x.max() > 0 else np.zeros_like(x)
+
+
+def group_features(ev: Evidence, gi: GroupIndex) -> np.ndarray:
+    """(groups, GROUP_FEATURES) matrix."""
+    w = ev.idf / ev.idf.sum() if ev.idf.size and ev.idf.sum() > 0 else ev.idf
+    hit_all = ev.schema_hit | ev.value_hit
+    cov_schema = w @ gi.reduce_max(ev.schema_hit.astype(np.float32)) if w.size else np.zeros(gi.size.size)
+    cov_all = w @ gi.reduce_max(hit_all.astype(np.float32)) if w.size else np.zeros(gi.size.size)
+    fused = ev.fused / max(float(ev.fused.max()), 1e-9)
+    fmax = gi.reduce_max(fused)
+    sorted_fused = fused[gi.perm]
+    top2 = np.zeros_like(fmax)
+    for g, (s, n) in enumerate(zip(gi.start, gi.size, strict=True)):
+        seg = sorted_fused[s:s + n]
+        top2[g] = seg.sum() if n <= 2 else np.partition(seg, n - 2)[n - 2:].sum()
+    bm = ev.group_bm25 / max(float(ev.group_bm25.max()), 1e-9)
+    dense = dense_table_scores(ev)
+    if dense is None:
+        dt = dc = dbest = np.zeros_like(fmax)
+    else:
+        dt, dc = gi.reduce_max(dense[0]), gi.reduce_max(dense[1])
+        dbest = _is_best(dt)
+    cols = [cov_schema, cov_all, _is_best(cov_all), bm, _is_best(bm), fmax, top2, _is_best(fmax), dt, dc, dbest,
+            gi.reduce_max(ev.name_match), (gi.reduce_max(ev.phrase_hits) > 0).astype(np.float32),
+            np.log(gi.size.astype(np.float32))]
+    return np.stack(cols, axis=1).astype(np.float32)
+
+
+def plan_features(ev: Evidence, plans: Sequence[Plan], members: Sequence[int]) -> np.ndarray:
+    """(plans, PLAN_FEATURES) matrix for plans of one group whose tables are `members`."""
+    members = np.asarray(sorted(members), dtype=np.int64)
+    pos = {int(t): i for i, t in enumerate(members)}
+    mask = np.zeros((len(plans), members.size), dtype=bool)
+    for i, p in enumerate(plans):
+        mask[i, [pos[t] for t in p.tables]] = True
+    maskf = mask.astype(np.float32)
+    w = ev.idf / ev.idf.sum() if ev.idf.size and ev.idf.sum() > 0 else ev.idf
+    hit_all = (ev.schema_hit | ev.value_hit)[:, members].astype(np.float32)
+    schema = ev.schema_hit[:, members].astype(np.float32)
+    cov_all = ((maskf @ hit_all.T) > 0).astype(np.float32) @ w if w.size else np.zeros(len(plans))
+    cov_schema = ((maskf @ schema.T) > 0).astype(np.float32) @ w if w.size else np.zeros(len(plans))
+    name = ev.name_match[members]
+    rel = ev.fused[members] / max(float(ev.fused[members].max()), 1e-9)
+    phrase = ev.phrase_hits[members]
+    matched = (hit_all.sum(axis=0) > 0) | (name > 0) | (phrase > 0)
+    dense = dense_table_scores(ev)
+    dm = np.zeros(members.size, dtype=np.float32) if dense is None else dense[0][members]
+    size = mask.sum(axis=1)
+    out_max = _masked_max
+    feats = [
+        size == 1, size == 2, size == 3, size >= 4,
+        [0.0 if p.connected else 1.0 for p in plans], [len(p.joins) for p in plans],
+        cov_all, cov_schema, maskf @ name, out_max(name, ~mask), maskf @ rel, _masked_min(rel, mask),
+        out_max(rel, ~mask), maskf @ (~matched).astype(np.float32), maskf @ (phrase > 0).astype(np.float32),
+        out_max(phrase, ~mask), _masked_min(dm, mask), out_max(dm, ~mask),
+    ]
+    return np.stack([np.asarray(f, dtype=np.float32) for f in feats], axis=1)
+
+
+def _masked_max(x: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    return np.where(mask, x[None, :], -np.inf).max(axis=1, initial=-np.inf).clip(min=0.0)
+
+
+def _masked_min(x: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    m = np.where(mask, x[None, :], np.inf).min(axis=1, initial=np.inf)
+    return np.where(np.isfinite(m), m, 0.0)

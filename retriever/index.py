@@ -1,0 +1,218 @@
+"""Persisted index: build into a temp dir and rename, load read-only with the manifest checked first."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import bm25s
+import networkx as nx
+import numpy as np
+
+from . import __version__
+from .catalog import Catalog, parse_catalog
+from .documents import Documents, build_documents, group_order
+from .embedding import Embedder, MultiVectorEmbedder
+from .errors import BadIndexError
+from .lexical import LexicalIndex
+
+FORMAT_VERSION = 3
+LEXICAL = ("tables", "columns", "groups", "values")
+
+
+@dataclass
+class Index:
+    """Everything a query needs, loaded once at startup."""
+
+    catalog: Catalog
+    manifest: dict[str, Any]
+    lexical: dict[str, LexicalIndex]
+    column_table: np.ndarray
+    table_group: np.ndarray
+    groups: list[str]
+    value_phrases: dict[str, list[int]]
+    graph: nx.MultiGraph
+    #: channel name -> (table vectors, column vectors), rows L2-normalised.
+    dense: dict[str, tuple[np.ndarray, np.ndarray]] = field(default_factory=dict)
+    #: channel name -> (token vectors, per-table offsets) for late interaction.
+    multi: dict[str, tuple[np.ndarray, np.ndarray]] = field(default_factory=dict)
+
+    @property
+    def channels(self) -> list[str]:
+        return list(self.manifest.get("channels", []))
+
+
+def relationship_graph(catalog: Catalog) -> nx.MultiGraph:
+    """Tables as nodes (by position), one edge per relationship carrying its catalog index."""
+    pos = {t.table_id: i for i, t in enumerate(catalog.tables)}
+    g: nx.MultiGraph = nx.MultiGraph()
+    g.add_nodes_from(range(len(catalog.tables)))
+    for ri, r in enumerate(catalog.relationships):
+        a, b = pos[r.left_table], pos[r.right_table]
+        if a != b:
+            g.add_edge(a, b, rel=ri)
+    return g
+
+
+def build_index(
+    catalog: Catalog,
+    index_dir: Path,
+    dense: Mapping[str, Embedder] | None = None,
+    multi: Mapping[str, MultiVectorEmbedder] | None = None,
+    log: Callable[[str], None] = lambda m: print(m, file=sys.stderr, flush=True),
+) -> dict[str, Any]:
+    """Write the whole index to a sibling temp dir, then swap it into place."""
+    t0 = time.monotonic()
+    index_dir = Path(index_dir)
+    index_dir.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{index_dir.name}.building-", dir=index_dir.parent))
+    try:
+        docs = build_documents(catalog)
+        log(f"build: {len(catalog.tables)} tables, {len(docs.column_tokens)} columns, "
+            f"{len(docs.group_tokens)} groups, {len(catalog.relationships)} relationships")
+        _write_json(tmp / "catalog.json", catalog.to_json())
+        _write_lexical(tmp, docs)
+        np.save(tmp / "column_table.npy", np.asarray(docs.column_table, dtype=np.int32))
+        _write_json(tmp / "value_phrases.json", docs.value_phrases)
+        log(f"build: lexical indexes written ({time.monotonic() - t0:.1f}s)")
+        channels = ["bm25_tables", "bm25_columns", "bm25_groups", "values"]
+        for name, emb in (dense or {}).items():
+            log(f"build: embedding {len(docs.table_texts) + len(docs.column_texts)} texts with {emb.name}")
+            tv = emb.embed(docs.table_texts, "document")
+            cv = emb.embed(docs.column_texts, "document")
+            np.save(tmp / f"dense_{name}_tables.npy", tv.astype(np.float16))
+            np.save(tmp / f"dense_{name}_columns.npy", cv.astype(np.float16))
+            channels.append(f"dense:{name}")
+            log(f"build: {name} done ({time.monotonic() - t0:.1f}s)")
+        for name, memb in (multi or {}).items():
+            mats = memb.embed_multi(docs.table_texts, "document")
+            offsets = np.cumsum([0] + [m.shape[0] for m in mats]).astype(np.int64)
+            np.save(tmp / f"multi_{name}_vectors.npy", np.concatenate(mats).astype(np.float16))
+            np.save(tmp / f"multi_{name}_offsets.npy", offsets)
+            channels.append(f"multi:{name}")
+            log(f"build: {name} late-interaction vectors done ({time.monotonic() - t0:.1f}s)")
+        manifest = {
+            "format": FORMAT_VERSION,
+            "retriever_version": __version__,
+            "bm25s_version": bm25s.__version__,
+            "numpy_version": np.__version__,
+            "catalog_sha256": catalog.checksum,
+            "counts": {"tables": len(catalog.tables), "columns": len(docs.column_tokens),
+                       "groups": len(docs.group_tokens), "relationships": len(catalog.relationships),
+                       "warnings": len(catalog.warnings)},
+            "channels": channels,
+            "embedders": {n: e.name for n, e in {**(dense or {}), **(multi or {})}.items()},
+            "files": _file_digests(tmp),
+            "build_seconds": round(time.monotonic() - t0, 2),
+        }
+        _write_json(tmp / "manifest.json", manifest)
+        _swap_into_place(tmp, index_dir)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    return manifest
+
+
+def _write_lexical(tmp: Path, docs: Documents) -> None:
+    for name, toks in zip(LEXICAL, (docs.table_tokens, docs.column_tokens, docs.group_tokens, docs.value_tokens),
+                          strict=True):
+        LexicalIndex.build(toks).save(tmp / f"bm25_{name}")
+
+
+def _write_json(path: Path, obj: Any) -> None:
+    path.write_text(json.dumps(obj, ensure_ascii=False, separators=(",", ":")), encoding="utf-8")
+
+
+def _file_digests(root: Path) -> dict[str, dict[str, Any]]:
+    out = {}
+    for p in sorted(root.rglob("*")):
+        if p.is_file():
+            out[p.relative_to(root).as_posix()] = {"bytes": p.stat().st_size, "sha256": _sha256(p)}
+    return out
+
+
+def _sha256(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def _swap_into_place(tmp: Path, index_dir: Path) -> None:
+    """Rename is atomic; an old index is moved aside first and removed after the swap."""
+    old = None
+    if index_dir.exists():
+        old = index_dir.with_name(f".{index_dir.name}.old-{os.getpid()}")
+        os.replace(index_dir, old)
+    os.replace(tmp, index_dir)
+    if old is not None:
+        shutil.rmtree(old, ignore_errors=True)
+    for stale in index_dir.parent.glob(f".{index_dir.name}.building-*"):
+        shutil.rmtree(stale, ignore_errors=True)
+
+
+def read_manifest(index_dir: Path, verify_digests: bool = True) -> dict[str, Any]:
+    path = Path(index_dir) / "manifest.json"
+    if not Path(index_dir).is_dir():
+        raise BadIndexError(f"index dir {str(index_dir)!r} does not exist; run build.sh first")
+    try:
+        manifest = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as e:
+        raise BadIndexError(f"index manifest {str(path)!r} is missing or unreadable ({e})") from None
+    if not isinstance(manifest, dict) or manifest.get("format") != FORMAT_VERSION:
+        got = manifest.get("format") if isinstance(manifest, dict) else None
+        raise BadIndexError(f"index in {str(index_dir)!r} has format {got!r}, this retriever reads "
+                            f"{FORMAT_VERSION}; rebuild it")
+    files = manifest.get("files")
+    if not isinstance(files, dict) or not all(isinstance(v, dict) for v in files.values()):
+        raise BadIndexError(f"index manifest {str(path)!r} has no file list; rebuild it")
+    for rel, meta in files.items():
+        p = Path(index_dir) / rel
+        if not p.is_file() or p.stat().st_size != meta.get("bytes"):
+            raise BadIndexError(f"index file {rel!r} is missing or has the wrong size; rebuild the index")
+        if verify_digests and _sha256(p) != meta.get("sha256"):
+            raise BadIndexError(f"index file {rel!r} does not match its checksum; rebuild the index")
+    return manifest
+
+
+def load_index(index_dir: Path) -> Index:
+    """Load and validate; every failure is one BadIndexError naming the problem."""
+    index_dir = Path(index_dir)
+    manifest = read_manifest(index_dir)
+    try:
+        catalog = parse_catalog(json.loads((index_dir / "catalog.json").read_text(encoding="utf-8")),
+                                checksum=manifest.get("catalog_sha256", ""))
+        counts = manifest["counts"]
+        n_docs = {"tables": counts["tables"], "columns": counts["columns"], "groups": counts["groups"],
+                  "values": counts["tables"]}
+        lexical = {n: LexicalIndex.load(index_dir / f"bm25_{n}", n_docs[n]) for n in LEXICAL}
+        column_table = np.load(index_dir / "column_table.npy", allow_pickle=False)
+        value_phrases = json.loads((index_dir / "value_phrases.json").read_text(encoding="utf-8"))
+        dense, multi = {}, {}
+        for ch in manifest["channels"]:
+            kind, _, name = ch.partition(":")
+            if kind == "dense":
+                dense[name] = (np.load(index_dir / f"dense_{name}_tables.npy", allow_pickle=False),
+                               np.load(index_dir / f"dense_{name}_columns.npy", allow_pickle=False))
+            elif kind == "multi":
+                multi[name] = (np.load(index_dir / f"multi_{name}_vectors.npy", allow_pickle=False),
+                               np.load(index_dir / f"multi_{name}_offsets.npy", allow_pickle=False))
+    except (OSError, ValueError, KeyError, TypeError) as e:
+        raise BadIndexError(f"index in {str(index_dir)!r} is corrupt ({type(e).__name__}: {e}); rebuild it") from None
+    groups = group_order(catalog)
+    gpos = {g: i for i, g in enumerate(groups)}
+    table_group = np.asarray([gpos[t.group] for t in catalog.tables], dtype=np.int32)
+    if len(column_table) != counts["columns"] or len(groups) != counts["groups"]:
+        raise BadIndexError(f"index in {str(index_dir)!r} disagrees with its manifest counts; rebuild it")
+    return Index(catalog, manifest, lexical, column_table, table_group, groups, value_phrases,
+                 relationship_graph(catalog), dense, multi)

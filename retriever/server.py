@@ -1,0 +1,96 @@
+"""The persistent JSONL process: one request line in, one flushed answer line out, never dies on input."""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from collections.abc import Callable
+from typing import IO, Any
+
+from .planner import Answer, Planner
+from .runtime import QueryVectors
+
+MAX_RESPONSE_BYTES = 65536
+#: Questions are cut to this many characters: nobody's question is longer, and it bounds query time.
+MAX_QUESTION_CHARS = 2000
+
+
+def _diag(msg: str) -> None:
+    print(f"search: {msg}", file=sys.stderr, flush=True)
+
+
+def parse_request(line: bytes) -> tuple[str | None, str]:
+    """(query_id, question); query_id None means the line gets no answer, only a diagnostic."""
+    try:
+        text = line.decode("utf-8")
+    except UnicodeDecodeError:
+        text = line.decode("utf-8", errors="replace")
+    try:
+        msg = json.loads(text)
+    except (ValueError, RecursionError) as e:
+        raise ValueError(f"line is not JSON ({type(e).__name__})") from None
+    if not isinstance(msg, dict):
+        raise ValueError(f"line is a JSON {type(msg).__name__}, not an object")
+    qid = msg.get("query_id")
+    if not isinstance(qid, str):
+        raise ValueError(f"query_id is {type(qid).__name__}, not a string")
+    question = msg.get("question")
+    if not isinstance(question, str):
+        _diag(f"query {qid[:80]!r}: question is {type(question).__name__}, answering with a default plan")
+        question = ""
+    return qid, question[:MAX_QUESTION_CHARS]
+
+
+def fallback_answer(planner: Planner) -> tuple[list[str], list[dict[str, str]]]:
+    """A valid answer that needs no evidence: the first tables of the catalog and their joins."""
+    n = min(5, planner.layout.n_tables)
+    tables = list(range(n))
+    cat = planner.index.catalog
+    joins = [cat.relationships[r].as_dict() for r in planner._joins_among(tables)[:6]]
+    return [cat.tables[t].table_id for t in tables], joins
+
+
+def respond(qid: str, question: str, planner: Planner, embed: Callable[[str], QueryVectors]) -> str:
+    try:
+        vectors = embed(question) if question.strip() else {}
+        ans: Answer = planner.answer(question, vectors)
+        ids, joins = ans.table_ids, ans.joins
+    except Exception as e:  # noqa: BLE001 - any failure still owes the caller a valid answer
+        _diag(f"query {qid[:80]!r}: {type(e).__name__}: {e}; answering with a default plan")
+        ids, joins = fallback_answer(planner)
+    out: dict[str, Any] = {"query_id": qid, "table_ids": ids, "joins": joins}
+    line = json.dumps(out, ensure_ascii=False)
+    if len(line.encode("utf-8")) + 1 > MAX_RESPONSE_BYTES:
+        out["joins"] = []
+        line = json.dumps(out, ensure_ascii=True)
+    return line
+
+
+def serve(planner: Planner, embed: Callable[[str], QueryVectors], stdin: IO[bytes], stdout: IO[bytes]) -> int:
+    """Answer until EOF; returns the exit code (0 at EOF, 0 when the reader goes away)."""
+    try:
+        stdout.write(b'{"ready":true}\n')
+        stdout.flush()
+    except (BrokenPipeError, OSError):
+        return 0
+    for raw in stdin:
+        if not raw.strip():
+            continue
+        t0 = time.monotonic()
+        try:
+            qid, question = parse_request(raw)
+        except ValueError as e:
+            _diag(f"ignored a request line: {e}")
+            continue
+        line = respond(qid, question, planner, embed)
+        try:
+            stdout.write(line.encode("utf-8") + b"\n")
+            stdout.flush()
+        except (BrokenPipeError, OSError):
+            _diag("stdout closed by the reader; exiting")
+            return 0
+        elapsed = time.monotonic() - t0
+        if elapsed > 5:
+            _diag(f"query {qid[:80]!r} took {elapsed:.1f}s")
+    return 0

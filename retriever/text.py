@@ -1,0 +1,54 @@
+"""Tokenizer shared by documents and questions: identifiers split, lower-cased, stop words out, stemmed."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from functools import lru_cache
+
+import Stemmer
+
+_CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])|(?<=[A-Za-z])(?=[0-9])|(?<=[0-9])(?=[A-Za-z])")
+_WORD = re.compile(r"[^\W_]+", re.UNICODE)
+
+#: English function words plus the question scaffolding analysts type ("show", "list", "how many").
+STOPWORDS = frozenset(
+    """a about above after again against all also am an and any are as at be because been before being below
+    between both but by can could did do does doing down during each few for from further had has have having he
+    her here hers herself him himself his how i if in into is it its itself just me more most my myself no nor
+    not of off on once only or other our ours ourselves out over own same she should so some such than that the
+    their theirs them themselves then there these they this those through to too under until up very was we were
+    what when where which while who whom why will with would you your yours yourself yourselves
+    show list give find return tell display get please whose ones one per""".split()
+)
+
+_stemmer = Stemmer.Stemmer("english")
+
+
+def split_identifier(text: str) -> str:
+    """'PetTypeID_2' -> 'Pet Type ID 2': makes schema identifiers match question words."""
+    return _CAMEL.sub(" ", text).replace("_", " ")
+
+
+def normalize(text: str) -> str:
+    return unicodedata.normalize("NFKC", text)
+
+
+@lru_cache(maxsize=65536)
+def stem(word: str) -> str:
+    return str(_stemmer.stemWord(word))
+
+
+def words(text: str) -> list[str]:
+    """Lower-cased word tokens after identifier splitting, stop words kept."""
+    return [w.lower() for w in _WORD.findall(split_identifier(normalize(text)))]
+
+
+def tokenize(text: str) -> list[str]:
+    """Content tokens, stemmed: the unit both BM25 and term coverage count."""
+    return [stem(w) for w in words(text) if w not in STOPWORDS]
+
+
+def value_key(value: object) -> str:
+    """Normalised form of a sample value for exact phrase matching against the question."""
+    return " ".join(words(str(value)))
