@@ -80,6 +80,7 @@ def gather(
     dense_scores: Mapping[str, tuple[np.ndarray, np.ndarray]],
     rrf_k: int,
     disabled: frozenset[str] = frozenset(),
+    table_channels: Mapping[str, np.ndarray] | None = None,
 ) -> Evidence:
     """Run the lexical channels and combine them with precomputed dense scores (table, column)."""
     terms = list(dict.fromkeys(tokenize(question)))
@@ -97,6 +98,7 @@ def gather(
     for name, (t_s, c_s) in dense_scores.items():
         scores[f"dense_tables:{name}"] = t_s
         scores[f"dense_columns:{name}"] = column_max(c_s, layout)
+    scores.update(table_channels or {})
     scores = {k: v for k, v in scores.items() if k not in disabled}
     found = {} if "phrases" in disabled else match_phrases(question, phrases)
     phrase_hits = np.zeros(layout.n_tables, dtype=np.float32)

@@ -33,7 +33,7 @@ class Settings:
     #: Total API time one question may spend (all requests and retries), seconds.
     query_api_budget_s: float = 3.0
     #: Total time the build may wait on one batch (retries included), seconds.
-    build_api_budget_s: float = 120.0
+    build_api_budget_s: float = 600.0
     jina_batch_size: int = 64
     jina_max_retries: int = 3
     cache_dir: Path = DEFAULT_CACHE_DIR

@@ -22,7 +22,7 @@ from . import __version__
 from .catalog import Catalog, parse_catalog
 from .documents import Documents, build_documents, group_order
 from .embedding import Embedder, MultiVectorEmbedder
-from .errors import BadIndexError
+from .errors import BadIndexError, EmbeddingError
 from .lexical import LexicalIndex
 
 FORMAT_VERSION = 3
@@ -87,14 +87,23 @@ def build_index(
         channels = ["bm25_tables", "bm25_columns", "bm25_groups", "values"]
         for name, emb in (dense or {}).items():
             log(f"build: embedding {len(docs.table_texts) + len(docs.column_texts)} texts with {emb.name}")
-            tv = emb.embed(docs.table_texts, "document")
-            cv = emb.embed(docs.column_texts, "document")
+            try:
+                tv = emb.embed(docs.table_texts, "document")
+                cv = emb.embed(docs.column_texts, "document")
+            except EmbeddingError as e:  # the API being down must not cost the whole build
+                log(f"build: channel dense:{name} left out: {e}")
+                continue
             np.save(tmp / f"dense_{name}_tables.npy", tv.astype(np.float16))
             np.save(tmp / f"dense_{name}_columns.npy", cv.astype(np.float16))
             channels.append(f"dense:{name}")
             log(f"build: {name} done ({time.monotonic() - t0:.1f}s)")
         for name, memb in (multi or {}).items():
-            mats = memb.embed_multi(docs.table_texts, "document")
+            try:
+                mats = [m if m.shape[0] else np.zeros((1, memb.dim), dtype=np.float32)
+                        for m in memb.embed_multi(docs.table_texts, "document")]
+            except EmbeddingError as e:
+                log(f"build: channel multi:{name} left out: {e}")
+                continue
             offsets = np.cumsum([0] + [m.shape[0] for m in mats]).astype(np.int64)
             np.save(tmp / f"multi_{name}_vectors.npy", np.concatenate(mats).astype(np.float16))
             np.save(tmp / f"multi_{name}_offsets.npy", offsets)

@@ -86,11 +86,25 @@ class Planner:
                 out[name] = ((tv @ qv.astype(tv.dtype)).astype(np.float32), (cv @ qv.astype(cv.dtype)).astype(np.float32))
         return out
 
+    def late_scores(self, query_vectors: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
+        """Late interaction: sum over question tokens of the best-matching token of each table (MaxSim)."""
+        out = {}
+        for key, q in query_vectors.items():
+            kind, _, name = key.partition(":")
+            if kind != "multi" or name not in self.index.multi:
+                continue
+            vecs, offsets = self.index.multi[name]
+            qm = np.asarray(q, dtype=np.float32).reshape(-1, vecs.shape[1])
+            sim = (vecs @ qm.T.astype(vecs.dtype)).astype(np.float32)
+            out[f"late:{name}"] = np.maximum.reduceat(sim, offsets[:-1], axis=0).sum(axis=1)
+        return out
+
     def evidence(self, question: str, query_vectors: Mapping[str, np.ndarray], opts: Options) -> Evidence:
         dense = {k: v for k, v in self.dense_scores(query_vectors).items()
                  if f"dense:{k}" not in opts.disabled_channels}
+        late = {k: v for k, v in self.late_scores(query_vectors).items() if k not in opts.disabled_channels}
         return gather(question, self.layout, self.index.lexical, self.index.value_phrases, dense, opts.rrf_k,
-                      disabled=opts.disabled_channels)
+                      disabled=opts.disabled_channels, table_channels=late)
 
     def group_probs(self, ev: Evidence, opts: Options) -> np.ndarray:
         return self.group_model.probs(group_features(ev, self.groups), opts.disabled_features)
