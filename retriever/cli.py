@@ -48,7 +48,11 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = _parser().parse_args(argv)
+    parser = _parser()
+    args, extra = parser.parse_known_args(argv)
+    if extra:  # report against the subcommand, so the usage line shown is the one that applies
+        sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+        sub.choices[args.cmd].error(f"unrecognized arguments: {' '.join(extra)}")
     try:
         settings = Settings.from_env(os.environ)
         if args.cmd == "build":

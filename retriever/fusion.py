@@ -17,8 +17,11 @@ def ranks(scores: np.ndarray, depth: int = DEPTH) -> np.ndarray:
     if positive.size == 0:
         return out
     if positive.size > depth:
-        part = np.argpartition(-scores[positive], depth - 1)[:depth]
-        positive = positive[part]
+        vals = scores[positive]
+        cut = -np.partition(-vals, depth - 1)[depth - 1]
+        above = positive[vals > cut]
+        tied = positive[vals == cut][: depth - above.size]  # ties at the cut: earliest positions win
+        positive = np.concatenate([above, tied])
     order = positive[np.lexsort((positive, -scores[positive]))]
     out[order] = np.arange(1, order.size + 1, dtype=np.int32)
     return out

@@ -22,7 +22,7 @@ class LexicalIndex:
         # An empty document would break bm25s' vocabulary; a sentinel token keeps row numbering intact.
         safe = [list(d) if d else ["\x00empty"] for d in docs]
         model = bm25s.BM25(k1=k1, b=b, method="lucene")
-        model.index(safe, show_progress=False)
+        model.index(safe or [["\x00empty"]], show_progress=False)  # bm25s cannot index an empty corpus
         return cls(model, len(safe))
 
     def save(self, directory: Path) -> None:

@@ -123,7 +123,7 @@ class MiniLM:
     def __init__(self, model_dir: Path | None = None, max_length: int = 256, batch_size: int = 64) -> None:
         folder = find_model_dir(model_dir)
         if folder is None:
-            raise FileNotFoundError(f"MiniLM model files not found (install {MODEL_PACKAGE} or pass model_dir)")
+            raise FileNotFoundError(f"MiniLM files not found (install {MODEL_PACKAGE} or pass model_dir)")
         cfg = json.loads((folder / "config.json").read_text(encoding="utf-8"))
         if not 2 <= max_length <= cfg["max_position_embeddings"] or batch_size < 1:
             raise ValueError(f"bad max_length={max_length} or batch_size={batch_size}")
@@ -137,29 +137,24 @@ class MiniLM:
         self.word = w["embeddings.word_embeddings.weight"]
         self.pos = w["embeddings.position_embeddings.weight"]
         self.type0 = w["embeddings.token_type_embeddings.weight"][0]
-        self.ln0 = (w["embeddings.LayerNorm.weight"], w["embeddings.LayerNorm.bias"])
         scale = np.float32(1.0 / np.sqrt(cfg["hidden_size"] // self.heads))
+
+        def pair(name: str, transpose: bool = False) -> tuple[np.ndarray, np.ndarray]:
+            weight = w[name + ".weight"]
+            return (weight.T if transpose else weight), w[name + ".bias"]
+
+        self.ln0 = pair("embeddings.LayerNorm")
         self.layers = []
         for i in range(cfg["num_hidden_layers"]):
-            p = f"encoder.layer.{i}."
-            q, k, v = (p + f"attention.self.{n}." for n in ("query", "key", "value"))
-            # Fused QKV with the 1/sqrt(d) score scale folded into the query part.
-            wqkv = np.concatenate([w[q + "weight"] * scale, w[k + "weight"], w[v + "weight"]]).T.copy()
-            bqkv = np.concatenate([w[q + "bias"] * scale, w[k + "bias"], w[v + "bias"]])
-            self.layers.append(
-                (
-                    wqkv,
-                    bqkv,
-                    w[p + "attention.output.dense.weight"].T,
-                    w[p + "attention.output.dense.bias"],
-                    (w[p + "attention.output.LayerNorm.weight"], w[p + "attention.output.LayerNorm.bias"]),
-                    w[p + "intermediate.dense.weight"].T,
-                    w[p + "intermediate.dense.bias"],
-                    w[p + "output.dense.weight"].T,
-                    w[p + "output.dense.bias"],
-                    (w[p + "output.LayerNorm.weight"], w[p + "output.LayerNorm.bias"]),
-                )
-            )
+            p, a = f"encoder.layer.{i}.", f"encoder.layer.{i}.attention."
+            q, k, v = (pair(a + f"self.{n}") for n in ("query", "key", "value"))
+            # Fused QKV (one matmul) with the 1/sqrt(head_dim) score scale folded into the query part.
+            wqkv = np.concatenate([q[0] * scale, k[0], v[0]]).T.copy()
+            bqkv = np.concatenate([q[1] * scale, k[1], v[1]])
+            dense = (a + "output.dense", p + "intermediate.dense", p + "output.dense")
+            wo, w1, w2 = (pair(n, transpose=True) for n in dense)
+            ln1, ln2 = pair(a + "output.LayerNorm"), pair(p + "output.LayerNorm")
+            self.layers.append((wqkv, bqkv, *wo, ln1, *w1, *w2, ln2))
 
     def embed(self, texts: Sequence[str], kind: Kind) -> np.ndarray:
         """(n, 384) float32, rows L2-normalised; ``kind`` is ignored (symmetric model)."""

@@ -60,8 +60,9 @@ def respond(qid: str, question: str, planner: Planner, embed: Callable[[str], Qu
         _diag(f"query {qid[:80]!r}: {type(e).__name__}: {e}; answering with a default plan")
         ids, joins = fallback_answer(planner)
     out: dict[str, Any] = {"query_id": qid, "table_ids": ids, "joins": joins}
-    line = json.dumps(out, ensure_ascii=False)
-    if len(line.encode("utf-8")) + 1 > MAX_RESPONSE_BYTES:
+    # ASCII escapes keep lone surrogates in a query id encodable; the parsed id is unchanged.
+    line = json.dumps(out, ensure_ascii=True)
+    if len(line) + 1 > MAX_RESPONSE_BYTES:
         out["joins"] = []
         line = json.dumps(out, ensure_ascii=True)
     return line
@@ -85,7 +86,7 @@ def serve(planner: Planner, embed: Callable[[str], QueryVectors], stdin: IO[byte
             continue
         line = respond(qid, question, planner, embed)
         try:
-            stdout.write(line.encode("utf-8") + b"\n")
+            stdout.write(line.encode("ascii") + b"\n")
             stdout.flush()
         except (BrokenPipeError, OSError):
             _diag("stdout closed by the reader; exiting")

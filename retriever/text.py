@@ -11,7 +11,7 @@ import Stemmer
 _CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])|(?<=[A-Za-z])(?=[0-9])|(?<=[0-9])(?=[A-Za-z])")
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
 
-#: English function words plus the question scaffolding analysts type ("show", "list", "how many").
+#: English function words plus the question scaffolding analysts type ("show", "list", "give").
 STOPWORDS = frozenset(
     """a about above after again against all also am an and any are as at be because been before being below
     between both but by can could did do does doing down during each few for from further had has have having he

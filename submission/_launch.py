@@ -10,10 +10,11 @@ if sys.version_info < (3, 10):
     sys.exit(1)
 
 here = Path(__file__).resolve().parent
-if (here / "retriever").is_dir():
-    sys.path[:0] = [str(here / "_vendor"), str(here)]
-else:
+# Inside a checkout the working tree wins, so a stale bundle never shadows edited code.
+if (here.parent / "pyproject.toml").is_file() and (here.parent / "retriever" / "__init__.py").is_file():
     sys.path.insert(0, str(here.parent))
+else:
+    sys.path[:0] = [str(here / "_vendor"), str(here)]
 
 try:
     from retriever.cli import main

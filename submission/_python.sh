@@ -1,16 +1,13 @@
 # Sourced by build.sh and search.sh: picks the Python that runs the retriever.
-# Bundle (submission/retriever present): python3 from PATH with site-packages off, imports from this folder only.
-# Checkout: the repo's .venv when it exists, else python3 from PATH.
+# Checkout (a pyproject.toml and retriever/ beside this folder): the repo's .venv, else python3 from PATH.
+# Bundle (this folder copied alone): python3 from PATH with site-packages off, imports from this folder only.
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-if [ -d "$here/retriever" ]; then
-  py="$(command -v python3 || true)"
-  flags=(-S -E -s)
-elif [ -x "$here/../.venv/bin/python" ]; then
-  py="$here/../.venv/bin/python"
+if [ -f "$here/../pyproject.toml" ] && [ -f "$here/../retriever/__init__.py" ]; then
+  if [ -x "$here/../.venv/bin/python" ]; then py="$here/../.venv/bin/python"; else py="$(command -v python3 || true)"; fi
   flags=(-E -s)
 else
   py="$(command -v python3 || true)"
-  flags=(-E -s)
+  flags=(-S -E -s)
 fi
 if [ -z "$py" ]; then
   echo "retriever: python3 not found on PATH (Python 3.10+ needed)" >&2
