@@ -44,6 +44,7 @@ def _parser() -> argparse.ArgumentParser:
     e.add_argument("--disable", default="", help="comma-separated channels/features to switch off")
     e.add_argument("--misses", type=Path, help="write the misses here as JSONL")
     e.add_argument("--limit", type=int)
+    e.add_argument("--weights", type=Path, help="fitted weights to use instead of the shipped ones")
     return ap
 
 
@@ -85,8 +86,7 @@ def _build(args: argparse.Namespace, settings: Settings) -> int:
 
 def _planner(args: argparse.Namespace) -> Planner:
     index = load_index(args.index_dir)
-    group_model, plan_model = default_models()
-    return Planner(index, group_model, plan_model)
+    return Planner(index, *default_models(getattr(args, "weights", None)))
 
 
 def _serve(args: argparse.Namespace, settings: Settings) -> int:

@@ -11,8 +11,9 @@ from .channels import Evidence
 from .plans import Plan
 
 GROUP_FEATURES = (
-    "cov_schema", "cov_all", "cov_best", "bm25_group", "bm25_group_best", "fused_max", "fused_top2",
-    "fused_best", "dense_table_max", "dense_column_max", "dense_best", "name_max", "phrase_any", "log_size",
+    "cov_schema", "cov_all", "cov_name", "cov_rank", "bm25_group", "bm25_rank", "fused_max", "fused_top2",
+    "fused_rank", "dense_table_max", "dense_column_max", "dense_top2", "dense_rank", "name_max", "phrase_any",
+    "log_size",
 )
 PLAN_FEATURES = (
     "size1", "size2", "size3", "size4", "unjoined", "n_joins", "cov_all", "cov_schema", "name_sum", "name_out",
@@ -49,8 +50,24 @@ def dense_table_scores(ev: Evidence) -> tuple[np.ndarray, np.ndarray] | None:
     return ev.scores[tables[0]], ev.scores[f"dense_columns:{name}"]
 
 
-def _is_best(x: np.ndarray) -> np.ndarray:
-    return (x >= x.max() - 1e-9).astype(np.float32) if x.size and x.max() > 0 else np.zeros_like(x)
+def _inv_rank(x: np.ndarray) -> np.ndarray:
+    """1/rank (ties share the best rank): a nonlinear view the softmax cannot build from raw scores."""
+    if not x.size:
+        return x
+    order = np.sort(x)[::-1]
+    r = np.searchsorted(-order, -x, side="left") + 1
+    return (1.0 / r).astype(np.float32)
+
+
+def _top2_mean(x: np.ndarray, gi: GroupIndex) -> np.ndarray:
+    """Sum of each group's two best values (one for single-table groups), vectorised for big catalogs."""
+    xs = x[gi.perm].astype(np.float32)
+    m1 = np.maximum.reduceat(xs, gi.start)
+    is_max = xs == np.repeat(m1, gi.size)
+    n_max = np.add.reduceat(is_max.astype(np.int32), gi.start)
+    rest = np.maximum.reduceat(np.where(is_max, -np.inf, xs), gi.start)
+    m2 = np.where(n_max >= 2, m1, np.where(gi.size >= 2, rest, 0.0))
+    return (m1 + m2).astype(np.float32)
 
 
 def group_features(ev: Evidence, gi: GroupIndex) -> np.ndarray:
@@ -61,21 +78,18 @@ def group_features(ev: Evidence, gi: GroupIndex) -> np.ndarray:
     cov_all = w @ gi.reduce_max(hit_all.astype(np.float32)) if w.size else np.zeros(gi.size.size)
     fused = ev.fused / max(float(ev.fused.max()), 1e-9)
     fmax = gi.reduce_max(fused)
-    sorted_fused = fused[gi.perm]
-    top2 = np.zeros_like(fmax)
-    for g, (s, n) in enumerate(zip(gi.start, gi.size, strict=True)):
-        seg = sorted_fused[s:s + n]
-        top2[g] = seg.sum() if n <= 2 else np.partition(seg, n - 2)[n - 2:].sum()
     bm = ev.group_bm25 / max(float(ev.group_bm25.max()), 1e-9)
+    name_hit = ev.schema_hit & (ev.name_match > 0)[None, :]
+    cov_name = w @ gi.reduce_max(name_hit.astype(np.float32)) if w.size else np.zeros(gi.size.size)
     dense = dense_table_scores(ev)
     if dense is None:
-        dt = dc = dbest = np.zeros_like(fmax)
+        dt = dc = d2 = drank = np.zeros_like(fmax)
     else:
         dt, dc = gi.reduce_max(dense[0]), gi.reduce_max(dense[1])
-        dbest = _is_best(dt)
-    cols = [cov_schema, cov_all, _is_best(cov_all), bm, _is_best(bm), fmax, top2, _is_best(fmax), dt, dc, dbest,
-            gi.reduce_max(ev.name_match), (gi.reduce_max(ev.phrase_hits) > 0).astype(np.float32),
-            np.log(gi.size.astype(np.float32))]
+        d2, drank = _top2_mean(dense[0], gi) / 2, _inv_rank(dt)
+    cols = [cov_schema, cov_all, cov_name, _inv_rank(cov_all), bm, _inv_rank(bm), fmax, _top2_mean(fused, gi),
+            _inv_rank(fmax), dt, dc, d2, drank, gi.reduce_max(ev.name_match),
+            (gi.reduce_max(ev.phrase_hits) > 0).astype(np.float32), np.log(gi.size.astype(np.float32))]
     return np.stack(cols, axis=1).astype(np.float32)
 
 
@@ -90,8 +104,9 @@ def plan_features(ev: Evidence, plans: Sequence[Plan], members: Sequence[int]) -
     w = ev.idf / ev.idf.sum() if ev.idf.size and ev.idf.sum() > 0 else ev.idf
     hit_all = (ev.schema_hit | ev.value_hit)[:, members].astype(np.float32)
     schema = ev.schema_hit[:, members].astype(np.float32)
-    cov_all = ((maskf @ hit_all.T) > 0).astype(np.float32) @ w if w.size else np.zeros(len(plans))
-    cov_schema = ((maskf @ schema.T) > 0).astype(np.float32) @ w if w.size else np.zeros(len(plans))
+    w64 = w.astype(np.float64)  # float32 sgemv raised spurious 'invalid value' flags here
+    cov_all = ((maskf @ hit_all.T) > 0) @ w64 if w.size else np.zeros(len(plans))
+    cov_schema = ((maskf @ schema.T) > 0) @ w64 if w.size else np.zeros(len(plans))
     name = ev.name_match[members]
     rel = ev.fused[members] / max(float(ev.fused[members].max()), 1e-9)
     phrase = ev.phrase_hits[members]

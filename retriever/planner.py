@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from itertools import combinations
+from pathlib import Path
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -50,10 +51,13 @@ class Answer:
 class Planner:
     """Holds the loaded index and fitted models; `answer` is pure given the query vectors."""
 
-    def __init__(self, index: Index, group_model: SoftmaxModel, plan_model: SoftmaxModel) -> None:
+    def __init__(self, index: Index, group_model: SoftmaxModel, plan_model: SoftmaxModel,
+                 lexical_models: tuple[SoftmaxModel, SoftmaxModel] | None = None) -> None:
         self.index = index
         self.group_model = group_model
         self.plan_model = plan_model
+        #: Fitted with no embedding channel: used for questions where none is live (no model, API down).
+        self.lexical_models = lexical_models or (group_model, plan_model)
         cat = index.catalog
         col_counts = np.bincount(index.column_table, minlength=len(cat.tables))
         name_index: dict[str, list[int]] = {}
@@ -106,15 +110,19 @@ class Planner:
         return gather(question, self.layout, self.index.lexical, self.index.value_phrases, dense, opts.rrf_k,
                       disabled=opts.disabled_channels, table_channels=late)
 
+    def models(self, ev: Evidence) -> tuple[SoftmaxModel, SoftmaxModel]:
+        embedded = any(k.startswith(("dense_", "late:")) for k in ev.scores)
+        return (self.group_model, self.plan_model) if embedded else self.lexical_models
+
     def group_probs(self, ev: Evidence, opts: Options) -> np.ndarray:
-        return self.group_model.probs(group_features(ev, self.groups), opts.disabled_features)
+        return self.models(ev)[0].probs(group_features(ev, self.groups), opts.disabled_features)
 
     def group_plans(self, ev: Evidence, g: int, opts: Options) -> tuple[list[Plan], np.ndarray]:
         members = self.members[g]
         forced = [t for t in members if ev.name_match[t] >= 1.0 or ev.phrase_hits[t] > 0]
         pool = plan_pool(members, ev.fused, self.index.graph, forced)
         plans = enumerate_plans(g, pool, ev.fused, self.index.graph)
-        probs = self.plan_model.probs(plan_features(ev, plans, members), opts.disabled_features)
+        probs = self.models(ev)[1].probs(plan_features(ev, plans, members), opts.disabled_features)
         return plans, probs
 
     def answer(self, question: str, query_vectors: Mapping[str, np.ndarray] | None = None,
@@ -157,12 +165,15 @@ class Planner:
         return sorted(out)
 
 
-def default_models() -> tuple[SoftmaxModel, SoftmaxModel]:
-    """The shipped fitted weights; uniform models if none are shipped yet."""
+def default_models(path: Path | None = None) -> tuple[SoftmaxModel, SoftmaxModel, tuple[SoftmaxModel, SoftmaxModel]]:
+    """The shipped fitted weights (with and without embedding channels); uniform if none are shipped."""
     from .model import WEIGHTS_PATH, load_models
 
-    if not WEIGHTS_PATH.exists():
-        return SoftmaxModel.uniform(GROUP_FEATURES), SoftmaxModel.uniform(PLAN_FEATURES)
-    models = load_models(WEIGHTS_PATH)
-    return (SoftmaxModel.from_json(models["group"], GROUP_FEATURES),  # type: ignore[arg-type]
-            SoftmaxModel.from_json(models["plan"], PLAN_FEATURES))  # type: ignore[arg-type]
+    path = path or WEIGHTS_PATH
+    if not path.exists():
+        g, p = SoftmaxModel.uniform(GROUP_FEATURES), SoftmaxModel.uniform(PLAN_FEATURES)
+        return g, p, (g, p)
+    m = load_models(path)
+    names = {"group": GROUP_FEATURES, "plan": PLAN_FEATURES}
+    got = {k: SoftmaxModel.from_json(v, names[k.split("_")[0]]) for k, v in m.items()}  # type: ignore[arg-type]
+    return got["group"], got["plan"], (got.get("group_lexical", got["group"]), got.get("plan_lexical", got["plan"]))

@@ -25,6 +25,9 @@ from retriever.plans import enumerate_plans, plan_pool  # noqa: E402
 from retriever.runtime import query_embedders  # noqa: E402
 
 
+MODELS = ("group", "plan", "group_lexical", "plan_lexical")
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--index-dir", required=True, type=Path)
@@ -40,32 +43,38 @@ def main(argv: list[str] | None = None) -> int:
     queries = read_jsonl(args.queries)
     pos = {t.table_id: i for i, t in enumerate(index.catalog.tables)}
     gpos = {g: i for i, g in enumerate(index.groups)}
-    group_samples, plan_samples = [], []
+    samples: dict[str, list[tuple[np.ndarray, int]]] = {k: [] for k in MODELS}
     recall = 0
     opts = Options(rrf_k=settings.rrf_k)
+    lexical_opts = Options(rrf_k=settings.rrf_k,
+                           disabled_channels=frozenset(c for c in index.channels if c.startswith(("dense:", "multi:")))
+                           | frozenset(f"late:{c.split(':', 1)[1]}" for c in index.channels if c.startswith("multi:")))
     for n, q in enumerate(queries):
         plan = labels[q["query_id"]]["plans"][0]
         gold_tables = tuple(sorted(pos[t] for t in plan["tables"]))
         g = gpos[index.catalog.tables[gold_tables[0]].group]
-        ev = planner.evidence(q["question"], embed(q["question"]), opts)
-        group_samples.append((group_features(ev, planner.groups), g))
-        members = planner.members[g]
-        forced = [t for t in members if ev.name_match[t] >= 1.0 or ev.phrase_hits[t] > 0]
-        plans = enumerate_plans(g, plan_pool(members, ev.fused, index.graph, forced), ev.fused, index.graph)
-        gold = [i for i, p in enumerate(plans) if p.tables == gold_tables]
-        if gold:
-            recall += 1
-            plan_samples.append((plan_features(ev, plans, members), gold[0]))
+        vectors = embed(q["question"])
+        for suffix, o in (("", opts), ("_lexical", lexical_opts)):
+            ev = planner.evidence(q["question"], vectors, o)
+            samples["group" + suffix].append((group_features(ev, planner.groups), g))
+            members = planner.members[g]
+            forced = [t for t in members if ev.name_match[t] >= 1.0 or ev.phrase_hits[t] > 0]
+            plans = enumerate_plans(g, plan_pool(members, ev.fused, index.graph, forced), ev.fused, index.graph)
+            gold = [i for i, p in enumerate(plans) if p.tables == gold_tables]
+            if gold:
+                recall += int(suffix == "")
+                samples["plan" + suffix].append((plan_features(ev, plans, members), gold[0]))
         if n % 500 == 0:
             print(f"fit: {n}/{len(queries)} questions", file=sys.stderr, flush=True)
     print(f"fit: gold plan among candidates for {recall}/{len(queries)} questions", file=sys.stderr)
-    group_model = fit_softmax(group_samples, GROUP_FEATURES)
-    plan_model = fit_softmax(plan_samples, PLAN_FEATURES)
-    for name, m in (("group", group_model), ("plan", plan_model)):
-        acc = np.mean([int(np.argmax(m.logits(x)) == y) for x, y in (group_samples if name == "group" else plan_samples)])
+    models = {}
+    for name in MODELS:
+        m = fit_softmax(samples[name], GROUP_FEATURES if name.startswith("group") else PLAN_FEATURES)
+        acc = np.mean([int(np.argmax(m.logits(x)) == y) for x, y in samples[name]])
         print(f"fit: {name} model train top-1 accuracy {acc:.4f}", file=sys.stderr)
+        models[name] = m.to_json()
     data = {"version": WEIGHTS_VERSION, "fitted_on": str(args.queries.name), "channels": index.channels,
-            "models": {"group": group_model.to_json(), "plan": plan_model.to_json()}}
+            "models": models}
     args.out.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
     print(f"fit: wrote {args.out}", file=sys.stderr)
     return 0
