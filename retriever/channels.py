@@ -26,6 +26,9 @@ class Layout:
     #: Stem -> tables whose own name or description holds it; name_len counts those stems per table.
     name_index: Mapping[str, np.ndarray]
     name_len: np.ndarray
+    #: The same for group (database) names.
+    group_name_index: Mapping[str, np.ndarray]
+    group_name_len: np.ndarray
 
 
 @dataclass(frozen=True)
@@ -45,6 +48,10 @@ class Evidence:
     fused: np.ndarray
     group_bm25: np.ndarray
     phrases: list[str] = field(default_factory=list)
+    #: Fraction of each group name's tokens found in the question.
+    group_name_match: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.float32))
+    #: dense channel -> cosine of the question with each group's document.
+    group_dense: dict[str, np.ndarray] = field(default_factory=dict)
 
 
 def column_max(col_scores: np.ndarray, layout: Layout) -> np.ndarray:
@@ -72,17 +79,26 @@ def match_phrases(question: str, phrases: Mapping[str, Sequence[int]]) -> dict[s
     return found
 
 
+def _name_match(stems: set[str], index: Mapping[str, np.ndarray], lengths: np.ndarray) -> np.ndarray:
+    out = np.zeros(lengths.size, dtype=np.float32)
+    for s in stems:
+        hit = index.get(s)
+        if hit is not None:
+            out[hit] += 1.0
+    return out / np.maximum(lengths, 1.0)
+
+
 def gather(
     question: str,
     layout: Layout,
     lexical: Mapping[str, object],
     phrases: Mapping[str, Sequence[int]],
-    dense_scores: Mapping[str, tuple[np.ndarray, np.ndarray]],
+    dense_scores: Mapping[str, tuple[np.ndarray, ...]],
     rrf_k: int,
     disabled: frozenset[str] = frozenset(),
     table_channels: Mapping[str, np.ndarray] | None = None,
 ) -> Evidence:
-    """Run the lexical channels and combine them with precomputed dense scores (table, column)."""
+    """Run the lexical channels and combine them with precomputed dense scores (table, column, group)."""
     terms = list(dict.fromkeys(tokenize(question)))
     lt, lc, lg, lv = (lexical[n] for n in ("tables", "columns", "groups", "values"))
     tab = lt.term_scores(terms)  # type: ignore[attr-defined]
@@ -95,23 +111,22 @@ def gather(
         "bm25_columns": column_max(col.sum(axis=0), layout),
         "values": val.sum(axis=0),
     }
-    for name, (t_s, c_s) in dense_scores.items():
+    group_dense: dict[str, np.ndarray] = {}
+    for name, (t_s, c_s, g_s) in dense_scores.items():
         scores[f"dense_tables:{name}"] = t_s
         scores[f"dense_columns:{name}"] = column_max(c_s, layout)
+        group_dense[name] = g_s
     scores.update(table_channels or {})
     scores = {k: v for k, v in scores.items() if k not in disabled}
     found = {} if "phrases" in disabled else match_phrases(question, phrases)
     phrase_hits = np.zeros(layout.n_tables, dtype=np.float32)
     for tables in found.values():
         phrase_hits[np.asarray(tables, dtype=np.int64)] += 1.0
-    name_match = np.zeros(layout.n_tables, dtype=np.float32)
-    for s in {stem(w) for w in words(question)}:
-        hit = layout.name_index.get(s)
-        if hit is not None:
-            name_match[hit] += 1.0
-    name_match /= np.maximum(layout.name_len, 1.0)
+    qstems = {stem(w) for w in words(question)}
+    name_match = _name_match(qstems, layout.name_index, layout.name_len)
+    group_name_match = _name_match(qstems, layout.group_name_index, layout.group_name_len)
     fused = rrf([scores[k] for k in sorted(scores)] + [phrase_hits], rrf_k)
     if "values" in disabled:
         val[:] = 0
     return Evidence(terms, idf, tab > 0, val > 0, name_match, phrase_hits, scores, fused,
-                    grp.sum(axis=0), sorted(found))
+                    grp.sum(axis=0), sorted(found), group_name_match, group_dense)

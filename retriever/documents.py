@@ -22,6 +22,8 @@ class Documents:
     value_tokens: list[list[str]]
     table_texts: list[str]
     column_texts: list[str]
+    #: One text per group (in group_order): what the whole database is about, for routing.
+    group_texts: list[str]
     #: Normalised sample value -> tables holding it (for exact phrase matches in the question).
     value_phrases: dict[str, list[int]]
 
@@ -81,9 +83,14 @@ def build_documents(catalog: Catalog) -> Documents:
         value_tokens.append(_flat(tokenize(v) for v in vals))
         table_texts.append(table_text(t))
         groups.setdefault(t.group, tokenize(t.group)).extend(toks)
-    group_tokens = [groups[g] for g in group_order(catalog)]
+    order = group_order(catalog)
+    group_tokens = [groups[g] for g in order]
+    labels: dict[str, list[str]] = {}
+    for t in catalog.tables:
+        labels.setdefault(t.group, []).append(_label(t.name, t.description))
+    group_texts = [f"{split_identifier(g)}: {', '.join(labels[g])}" for g in order]
     return Documents(table_tokens, column_tokens, column_table, group_tokens, value_tokens, table_texts,
-                     column_texts, {k: sorted(v) for k, v in sorted(phrases.items())})
+                     column_texts, group_texts, {k: sorted(v) for k, v in sorted(phrases.items())})
 
 
 def group_order(catalog: Catalog) -> list[str]:

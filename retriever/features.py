@@ -12,8 +12,8 @@ from .plans import Plan
 
 GROUP_FEATURES = (
     "cov_schema", "cov_all", "cov_name", "cov_rank", "bm25_group", "bm25_rank", "fused_max", "fused_top2",
-    "fused_rank", "dense_table_max", "dense_column_max", "dense_top2", "dense_rank", "name_max", "phrase_any",
-    "log_size",
+    "fused_rank", "dense_table_max", "dense_column_max", "dense_top2", "dense_rank", "dense_group",
+    "dense_group_rank", "name_max", "group_name", "phrase_any", "log_size",
 )
 PLAN_FEATURES = (
     "size1", "size2", "size3", "size4", "unjoined", "n_joins", "cov_all", "cov_schema", "name_sum", "name_out",
@@ -41,13 +41,19 @@ class GroupIndex:
         return np.maximum.reduceat(x[..., self.perm], self.start, axis=-1)
 
 
+def dense_channel(ev: Evidence) -> str | None:
+    """The dense channel whose raw cosines feed the features: the local model (what the weights were fitted
+    on) when live, else the first other one. Other channels still count through the fused ranks."""
+    names = sorted(ev.group_dense, key=lambda n: (n != "local", n))
+    return names[0] if names else None
+
+
 def dense_table_scores(ev: Evidence) -> tuple[np.ndarray, np.ndarray] | None:
-    """The first dense channel's (table, column) scores, or None when no dense channel is live."""
-    tables = sorted(k for k in ev.scores if k.startswith("dense_tables:"))
-    if not tables:
+    """That channel's (table, column) scores, or None when no dense channel is live."""
+    name = dense_channel(ev)
+    if name is None:
         return None
-    name = tables[0].split(":", 1)[1]
-    return ev.scores[tables[0]], ev.scores[f"dense_columns:{name}"]
+    return ev.scores[f"dense_tables:{name}"], ev.scores[f"dense_columns:{name}"]
 
 
 def _inv_rank(x: np.ndarray) -> np.ndarray:
@@ -83,12 +89,14 @@ def group_features(ev: Evidence, gi: GroupIndex) -> np.ndarray:
     cov_name = w @ gi.reduce_max(name_hit.astype(np.float32)) if w.size else np.zeros(gi.size.size)
     dense = dense_table_scores(ev)
     if dense is None:
-        dt = dc = d2 = drank = np.zeros_like(fmax)
+        dt = dc = d2 = drank = dg = dgrank = np.zeros_like(fmax)
     else:
         dt, dc = gi.reduce_max(dense[0]), gi.reduce_max(dense[1])
         d2, drank = _top2_mean(dense[0], gi) / 2, _inv_rank(dt)
+        dg = ev.group_dense[str(dense_channel(ev))]
+        dgrank = _inv_rank(dg)
     cols = [cov_schema, cov_all, cov_name, _inv_rank(cov_all), bm, _inv_rank(bm), fmax, _top2_mean(fused, gi),
-            _inv_rank(fmax), dt, dc, d2, drank, gi.reduce_max(ev.name_match),
+            _inv_rank(fmax), dt, dc, d2, drank, dg, dgrank, gi.reduce_max(ev.name_match), ev.group_name_match,
             (gi.reduce_max(ev.phrase_hits) > 0).astype(np.float32), np.log(gi.size.astype(np.float32))]
     return np.stack(cols, axis=1).astype(np.float32)
 

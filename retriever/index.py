@@ -25,7 +25,7 @@ from .embedding import Embedder, MultiVectorEmbedder
 from .errors import BadIndexError, EmbeddingError
 from .lexical import LexicalIndex
 
-FORMAT_VERSION = 3
+FORMAT_VERSION = 4
 LEXICAL = ("tables", "columns", "groups", "values")
 
 
@@ -41,8 +41,8 @@ class Index:
     groups: list[str]
     value_phrases: dict[str, list[int]]
     graph: nx.MultiGraph
-    #: channel name -> (table vectors, column vectors), rows L2-normalised.
-    dense: dict[str, tuple[np.ndarray, np.ndarray]] = field(default_factory=dict)
+    #: channel name -> (table, column, group vectors), rows L2-normalised.
+    dense: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]] = field(default_factory=dict)
     #: channel name -> (token vectors, per-table offsets) for late interaction.
     multi: dict[str, tuple[np.ndarray, np.ndarray]] = field(default_factory=dict)
 
@@ -86,15 +86,18 @@ def build_index(
         log(f"build: lexical indexes written ({time.monotonic() - t0:.1f}s)")
         channels = ["bm25_tables", "bm25_columns", "bm25_groups", "values"]
         for name, emb in (dense or {}).items():
-            log(f"build: embedding {len(docs.table_texts) + len(docs.column_texts)} texts with {emb.name}")
+            n_texts = len(docs.table_texts) + len(docs.column_texts) + len(docs.group_texts)
+            log(f"build: embedding {n_texts} texts with {emb.name}")
             try:
                 tv = emb.embed(docs.table_texts, "document")
                 cv = emb.embed(docs.column_texts, "document")
+                gv = emb.embed(docs.group_texts, "document")
             except EmbeddingError as e:  # the API being down must not cost the whole build
                 log(f"build: channel dense:{name} left out: {e}")
                 continue
             np.save(tmp / f"dense_{name}_tables.npy", tv.astype(np.float16))
             np.save(tmp / f"dense_{name}_columns.npy", cv.astype(np.float16))
+            np.save(tmp / f"dense_{name}_groups.npy", gv.astype(np.float16))
             channels.append(f"dense:{name}")
             log(f"build: {name} done ({time.monotonic() - t0:.1f}s)")
         for name, memb in (multi or {}).items():
@@ -211,8 +214,8 @@ def load_index(index_dir: Path) -> Index:
         for ch in manifest["channels"]:
             kind, _, name = ch.partition(":")
             if kind == "dense":
-                dense[name] = (np.load(index_dir / f"dense_{name}_tables.npy", allow_pickle=False),
-                               np.load(index_dir / f"dense_{name}_columns.npy", allow_pickle=False))
+                dense[name] = tuple(np.load(index_dir / f"dense_{name}_{part}.npy", allow_pickle=False)
+                                    for part in ("tables", "columns", "groups"))
             elif kind == "multi":
                 multi[name] = (np.load(index_dir / f"multi_{name}_vectors.npy", allow_pickle=False),
                                np.load(index_dir / f"multi_{name}_offsets.npy", allow_pickle=False))

@@ -60,20 +60,17 @@ class Planner:
         self.lexical_models = lexical_models or (group_model, plan_model)
         cat = index.catalog
         col_counts = np.bincount(index.column_table, minlength=len(cat.tables))
-        name_index: dict[str, list[int]] = {}
-        name_len = np.zeros(len(cat.tables), dtype=np.float32)
-        for i, t in enumerate(cat.tables):
-            stems = set(tokenize(t.name)) | set(tokenize(t.description))
-            name_len[i] = len(stems)
-            for s in stems:
-                name_index.setdefault(s, []).append(i)
+        names, name_len = _stem_index([set(tokenize(t.name)) | set(tokenize(t.description)) for t in cat.tables])
+        group_names, group_name_len = _stem_index([set(tokenize(g)) for g in index.groups])
         self.layout = Layout(
             n_tables=len(cat.tables),
             col_start=np.concatenate([[0], np.cumsum(col_counts)]).astype(np.int64),
             table_group=index.table_group,
             n_groups=len(index.groups),
-            name_index={k: np.asarray(v, dtype=np.int64) for k, v in name_index.items()},
+            name_index=names,
             name_len=name_len,
+            group_name_index=group_names,
+            group_name_len=group_name_len,
         )
         self.groups = GroupIndex.from_table_group(index.table_group, len(index.groups))
         self.members = [
@@ -81,13 +78,14 @@ class Planner:
             for s, n in zip(self.groups.start, self.groups.size, strict=True)
         ]
 
-    def dense_scores(self, query_vectors: Mapping[str, np.ndarray]) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    def dense_scores(self, query_vectors: Mapping[str, np.ndarray]) -> dict[str, tuple[np.ndarray, ...]]:
+        """Cosine of the question with every table, column and group document, per dense channel."""
         out = {}
         for name, q in query_vectors.items():
             if name in self.index.dense:
-                tv, cv = self.index.dense[name]
-                qv = np.asarray(q, dtype=np.float32).reshape(-1)
-                out[name] = ((tv @ qv.astype(tv.dtype)).astype(np.float32), (cv @ qv.astype(cv.dtype)).astype(np.float32))
+                mats = self.index.dense[name]
+                qv = np.asarray(q, dtype=mats[0].dtype).reshape(-1)
+                out[name] = tuple((m @ qv).astype(np.float32) for m in mats)
         return out
 
     def late_scores(self, query_vectors: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
@@ -163,6 +161,16 @@ class Planner:
             if data:
                 out.update(d["rel"] for d in data.values())
         return sorted(out)
+
+
+def _stem_index(stem_sets: list[set[str]]) -> tuple[dict[str, np.ndarray], np.ndarray]:
+    """Stem -> positions holding it, and the number of stems per position."""
+    index: dict[str, list[int]] = {}
+    for i, stems in enumerate(stem_sets):
+        for s in stems:
+            index.setdefault(s, []).append(i)
+    lengths = np.asarray([len(s) for s in stem_sets], dtype=np.float32)
+    return {k: np.asarray(v, dtype=np.int64) for k, v in index.items()}, lengths
 
 
 def default_models(path: Path | None = None) -> tuple[SoftmaxModel, SoftmaxModel, tuple[SoftmaxModel, SoftmaxModel]]:
