@@ -86,20 +86,21 @@ def build_index(
         log(f"build: lexical indexes written ({time.monotonic() - t0:.1f}s)")
         channels = ["bm25_tables", "bm25_columns", "bm25_groups", "values"]
         for name, emb in (dense or {}).items():
-            n_texts = len(docs.table_texts) + len(docs.column_texts) + len(docs.group_texts)
-            log(f"build: embedding {n_texts} texts with {emb.name}")
-            try:
-                tv = emb.embed(docs.table_texts, "document")
-                cv = emb.embed(docs.column_texts, "document")
-                gv = emb.embed(docs.group_texts, "document")
+            texts = docs.table_texts + docs.column_texts + docs.group_texts
+            log(f"build: embedding {len(texts)} texts with {emb.name}")
+            try:  # one call per channel, so one API budget bounds the whole channel
+                vecs = emb.embed(texts, "document")
             except EmbeddingError as e:  # the API being down must not cost the whole build
                 log(f"build: channel dense:{name} left out: {e}")
                 continue
+            n_t, n_c = len(docs.table_texts), len(docs.column_texts)
+            tv, cv, gv = vecs[:n_t], vecs[n_t:n_t + n_c], vecs[n_t + n_c:]
             np.save(tmp / f"dense_{name}_tables.npy", tv.astype(np.float16))
             np.save(tmp / f"dense_{name}_columns.npy", cv.astype(np.float16))
             np.save(tmp / f"dense_{name}_groups.npy", gv.astype(np.float16))
             channels.append(f"dense:{name}")
-            log(f"build: {name} done ({time.monotonic() - t0:.1f}s)")
+            log(f"build: {name} done: {len(texts)} texts, cache hits {getattr(emb, 'hits', 0)}, "
+                f"misses {getattr(emb, 'misses', 0)} ({time.monotonic() - t0:.1f}s)")
         for name, memb in (multi or {}).items():
             try:
                 mats = [m if m.shape[0] else np.zeros((1, memb.dim), dtype=np.float32)
