@@ -114,7 +114,8 @@ class MiniLM:
 
     Everything is loaded eagerly in ``__init__`` (weights are memory-mapped, so this is
     fast). ``embed`` does not mutate state, so one instance can serve a single-threaded
-    server (or several threads) safely.
+    server (or several threads) safely. Matmuls use numpy's multi-threaded BLAS: on
+    shared, busy cores an entry point should set OPENBLAS_NUM_THREADS=1 (10x+ stalls otherwise).
     """
 
     name = "minilm-l6-v2"

