@@ -64,6 +64,8 @@ def query_embedders(settings: Settings, index: Index, offline: bool = False) -> 
     from .cache import CachedEmbedder, CachedMultiVector, EmbeddingCache
 
     cache = EmbeddingCache(settings.cache_dir)
+    if offline and not settings.jina_api_key:  # replay never sends a request; the client only needs a key set
+        settings = replace(settings, jina_api_key="offline-replay")
     dense: dict[str, Embedder] = {}
     multi: dict[str, MultiVectorEmbedder] = {}
     for ch in index.channels:
@@ -75,14 +77,20 @@ def query_embedders(settings: Settings, index: Index, offline: bool = False) -> 
         elif kind == "dense" and name == "jina" and (settings.jina_api_key or offline):
             from .jina import JinaEmbedder
 
-            s = replace(settings, jina_dense_model=index.manifest["embedders"].get(name, settings.jina_dense_model))
-            dense[name] = CachedEmbedder(JinaEmbedder(s, budget_s=settings.query_api_budget_s), cache,
+            dense[name] = CachedEmbedder(JinaEmbedder(settings, budget_s=settings.query_api_budget_s), cache,
                                          offline=offline)
         elif kind == "multi" and (settings.jina_api_key or offline):
             from .jina import JinaMultiVector
 
             multi[name] = CachedMultiVector(JinaMultiVector(settings, budget_s=settings.query_api_budget_s), cache,
                                             offline=offline)
+    built_with = index.manifest.get("embedders", {})
+    for chans in (dense, multi):
+        for name in list(chans):
+            if built_with.get(name) not in (None, chans[name].name):
+                _warn(f"channel {name} skipped: index built with {built_with.get(name)}, settings give "
+                      f"{chans[name].name}; rebuild to use it")
+                del chans[name]
 
     def embed(question: str) -> QueryVectors:
         out: QueryVectors = {}
