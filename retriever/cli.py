@@ -8,6 +8,7 @@ import os
 import sys
 import time
 from pathlib import Path
+from typing import NoReturn
 
 from .catalog import load_catalog
 from .config import Settings
@@ -19,7 +20,7 @@ from .runtime import build_embedders, query_embedders
 
 
 class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:  # usage line and exit code 2, as the scripts promise
+    def error(self, message: str) -> NoReturn:  # usage line and exit code 2, as the scripts promise
         self.print_usage(sys.stderr)
         print(f"{self.prog}: error: {message}", file=sys.stderr)
         sys.exit(2)

@@ -101,11 +101,11 @@ def group_features(ev: Evidence, gi: GroupIndex) -> np.ndarray:
     return np.stack(cols, axis=1).astype(np.float32)
 
 
-def plan_features(ev: Evidence, plans: Sequence[Plan], members: Sequence[int]) -> np.ndarray:
-    """(plans, PLAN_FEATURES) matrix for plans of one group whose tables are `members`."""
-    members = np.asarray(sorted(members), dtype=np.int64)
+def plan_features(ev: Evidence, plans: Sequence[Plan], group_members: Sequence[int]) -> np.ndarray:
+    """(plans, PLAN_FEATURES) matrix for plans of one group whose tables are `group_members`."""
+    members = np.asarray(sorted(group_members), dtype=np.int64)
     pos = {int(t): i for i, t in enumerate(members)}
-    mask = np.zeros((len(plans), members.size), dtype=bool)
+    mask = np.zeros((len(plans), members.size), dtype=np.bool_)
     for i, p in enumerate(plans):
         mask[i, [pos[t] for t in p.tables]] = True
     maskf = mask.astype(np.float32)
@@ -123,12 +123,13 @@ def plan_features(ev: Evidence, plans: Sequence[Plan], members: Sequence[int]) -
     dm = np.zeros(members.size, dtype=np.float32) if dense is None else dense[0][members]
     size = mask.sum(axis=1)
     out_max = _masked_max
+    outside = np.logical_not(mask)
     feats = [
         size == 1, size == 2, size == 3, size >= 4,
         [0.0 if p.connected else 1.0 for p in plans], [len(p.joins) for p in plans],
-        cov_all, cov_schema, maskf @ name, out_max(name, ~mask), maskf @ rel, _masked_min(rel, mask),
-        out_max(rel, ~mask), maskf @ (~matched).astype(np.float32), maskf @ (phrase > 0).astype(np.float32),
-        out_max(phrase, ~mask), _masked_min(dm, mask), out_max(dm, ~mask),
+        cov_all, cov_schema, maskf @ name, out_max(name, outside), maskf @ rel, _masked_min(rel, mask),
+        out_max(rel, outside), maskf @ (~matched).astype(np.float32), maskf @ (phrase > 0).astype(np.float32),
+        out_max(phrase, outside), _masked_min(dm, mask), out_max(dm, outside),
     ]
     return np.stack([np.asarray(f, dtype=np.float32) for f in feats], axis=1)
 

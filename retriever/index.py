@@ -123,7 +123,8 @@ def build_index(
                        "groups": len(docs.group_tokens), "relationships": len(catalog.relationships),
                        "warnings": len(catalog.warnings)},
             "channels": channels,
-            "embedders": {n: e.name for n, e in {**(dense or {}), **(multi or {})}.items()},
+            "embedders": {**{n: e.name for n, e in (dense or {}).items()},
+                          **{n: e.name for n, e in (multi or {}).items()}},
             "files": _file_digests(tmp),
             "build_seconds": round(time.monotonic() - t0, 2),
         }
@@ -189,6 +190,13 @@ def read_manifest(index_dir: Path, verify_digests: bool = True) -> dict[str, Any
     files = manifest.get("files")
     if not isinstance(files, dict) or not all(isinstance(v, dict) for v in files.values()):
         raise BadIndexError(f"index manifest {str(path)!r} has no file list; rebuild it")
+    # Every file the loader may read is covered, and no listed path leads outside the index dir.
+    present = {p.relative_to(index_dir).as_posix() for p in Path(index_dir).rglob("*")
+               if p.is_file() and not p.name.startswith(".")} - {"manifest.json"}
+    if set(files) != present:
+        odd = sorted(set(files) ^ present)[:3]
+        raise BadIndexError(f"index manifest {str(path)!r} does not list exactly the index files "
+                            f"(differs on {odd}); rebuild it")
     for rel, meta in files.items():
         p = Path(index_dir) / rel
         if not p.is_file() or p.stat().st_size != meta.get("bytes"):

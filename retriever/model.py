@@ -39,7 +39,7 @@ class SoftmaxModel:
 
     @classmethod
     def from_json(cls, d: dict[str, object], expected: Sequence[str]) -> SoftmaxModel:
-        names = tuple(d["names"])  # type: ignore[arg-type]
+        names: tuple[str, ...] = tuple(d["names"])  # type: ignore[arg-type]
         if names != tuple(expected):
             raise ValueError(f"weights are for features {names}, code has {tuple(expected)}; run make fit")
         arr = {k: np.asarray(d[k], dtype=np.float64) for k in ("weights", "mean", "scale")}

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass, field
 from itertools import combinations
 from pathlib import Path
-from dataclasses import dataclass, field
 
 import numpy as np
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
 import time
 from collections.abc import Callable
@@ -51,7 +52,25 @@ def fallback_answer(planner: Planner) -> tuple[list[str], list[dict[str, str]]]:
     return [cat.tables[t].table_id for t in tables], joins
 
 
-def respond(qid: str, question: str, planner: Planner, embed: Callable[[str], QueryVectors]) -> str:
+def encode_answer(out: dict[str, Any]) -> bytes:
+    """UTF-8 JSON; ASCII escapes only when a lone surrogate in the id cannot be sent as UTF-8."""
+    try:
+        return json.dumps(out, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError:
+        return json.dumps(out, ensure_ascii=True).encode("ascii")
+
+
+def _silence(stdout: IO[bytes]) -> None:
+    """Point a closed stdout at /dev/null so the interpreter's final flush cannot fail again."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, stdout.fileno())
+        os.close(devnull)
+    except (AttributeError, OSError, ValueError):
+        pass
+
+
+def respond(qid: str, question: str, planner: Planner, embed: Callable[[str], QueryVectors]) -> bytes:
     try:
         vectors = embed(question) if question.strip() else {}
         ans: Answer = planner.answer(question, vectors)
@@ -60,11 +79,10 @@ def respond(qid: str, question: str, planner: Planner, embed: Callable[[str], Qu
         _diag(f"query {qid[:80]!r}: {type(e).__name__}: {e}; answering with a default plan")
         ids, joins = fallback_answer(planner)
     out: dict[str, Any] = {"query_id": qid, "table_ids": ids, "joins": joins}
-    # ASCII escapes keep lone surrogates in a query id encodable; the parsed id is unchanged.
-    line = json.dumps(out, ensure_ascii=True)
+    line = encode_answer(out)
     if len(line) + 1 > MAX_RESPONSE_BYTES:
         out["joins"] = []
-        line = json.dumps(out, ensure_ascii=True)
+        line = encode_answer(out)
     return line
 
 
@@ -74,6 +92,7 @@ def serve(planner: Planner, embed: Callable[[str], QueryVectors], stdin: IO[byte
         stdout.write(b'{"ready":true}\n')
         stdout.flush()
     except (BrokenPipeError, OSError):
+        _silence(stdout)
         return 0
     for raw in stdin:
         if not raw.strip():
@@ -84,12 +103,15 @@ def serve(planner: Planner, embed: Callable[[str], QueryVectors], stdin: IO[byte
         except ValueError as e:
             _diag(f"ignored a request line: {e}")
             continue
+        if qid is None:  # parse_request raises rather than return this; kept for the type checker
+            continue
         line = respond(qid, question, planner, embed)
         try:
-            stdout.write(line.encode("ascii") + b"\n")
+            stdout.write(line + b"\n")
             stdout.flush()
         except (BrokenPipeError, OSError):
             _diag("stdout closed by the reader; exiting")
+            _silence(stdout)
             return 0
         elapsed = time.monotonic() - t0
         if elapsed > 5:

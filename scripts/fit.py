@@ -24,7 +24,6 @@ from retriever.planner import Options, Planner  # noqa: E402
 from retriever.plans import enumerate_plans, plan_pool  # noqa: E402
 from retriever.runtime import query_embedders  # noqa: E402
 
-
 MODELS = ("group", "plan", "group_lexical", "plan_lexical")
 
 

