@@ -206,6 +206,15 @@ def read_manifest(index_dir: Path, verify_digests: bool = True) -> dict[str, Any
     return manifest
 
 
+#: Above this many bytes as float32 a vector matrix stays float16 in memory (slower products, half the RAM).
+FLOAT32_LIMIT_BYTES = 1 << 30
+
+
+def _for_blas(m: np.ndarray) -> np.ndarray:
+    """float16 on disk halves the index; float32 in memory lets BLAS do the products (about 10x faster)."""
+    return m.astype(np.float32) if m.dtype == np.float16 and m.size * 4 <= FLOAT32_LIMIT_BYTES else m
+
+
 def load_index(index_dir: Path) -> Index:
     """Load and validate; every failure is one BadIndexError naming the problem."""
     index_dir = Path(index_dir)
@@ -223,10 +232,10 @@ def load_index(index_dir: Path) -> Index:
         for ch in manifest["channels"]:
             kind, _, name = ch.partition(":")
             if kind == "dense":
-                dense[name] = tuple(np.load(index_dir / f"dense_{name}_{part}.npy", allow_pickle=False)
+                dense[name] = tuple(_for_blas(np.load(index_dir / f"dense_{name}_{part}.npy", allow_pickle=False))
                                     for part in ("tables", "columns", "groups"))
             elif kind == "multi":
-                multi[name] = (np.load(index_dir / f"multi_{name}_vectors.npy", allow_pickle=False),
+                multi[name] = (_for_blas(np.load(index_dir / f"multi_{name}_vectors.npy", allow_pickle=False)),
                                np.load(index_dir / f"multi_{name}_offsets.npy", allow_pickle=False))
     except (OSError, ValueError, KeyError, TypeError) as e:
         raise BadIndexError(f"index in {str(index_dir)!r} is corrupt ({type(e).__name__}: {e}); rebuild it") from None

@@ -12,7 +12,7 @@ N_TABLES = 5
 MAX_JOINS = 6
 #: Unions of up to MAX_COMBINE of the TOP_PLANS most probable plans are scored exactly.
 TOP_PLANS = 16
-MAX_COMBINE = 3
+MAX_COMBINE = 4
 
 
 @dataclass(frozen=True)
