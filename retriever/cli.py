@@ -12,10 +12,10 @@ from typing import NoReturn
 
 from .catalog import load_catalog
 from .config import Settings
-from .errors import RetrieverError
-from .evaluation import read_jsonl, replay
+from .errors import ConfigError, RetrieverError
+from .evaluation import Report, read_jsonl, replay
 from .index import build_index, load_index
-from .planner import Options, Planner, default_models
+from .planner import Options, Planner, default_models, switches
 from .runtime import build_embedders, query_embedders
 
 
@@ -42,7 +42,10 @@ def _parser() -> argparse.ArgumentParser:
     e.add_argument("--queries", required=True, type=Path)
     e.add_argument("--labels", required=True, type=Path)
     e.add_argument("--offline", action="store_true", help="API channels answer only from the disk cache")
-    e.add_argument("--disable", default="", help="comma-separated channels/features to switch off")
+    e.add_argument("--disable", default="", help="comma-separated channels/features to switch off "
+                   "(a wrong name lists the valid ones)")
+    e.add_argument("--ablate", action="store_true",
+                   help="also switch off each channel and feature in turn; print a markdown table")
     e.add_argument("--misses", type=Path, help="write the misses here as JSONL")
     e.add_argument("--limit", type=int)
     e.add_argument("--weights", type=Path, help="fitted weights to use instead of the shipped ones")
@@ -113,24 +116,42 @@ def _eval(args: argparse.Namespace, settings: Settings) -> int:
     planner = _planner(args)
     embed = query_embedders(settings, planner.index, offline=args.offline)
     disabled = frozenset(x.strip() for x in args.disable.split(",") if x.strip())
-    opts = Options(disabled_channels=disabled, disabled_features=disabled, rrf_k=settings.rrf_k)
+    valid = switches(planner.index.channels)
+    if disabled - set(valid):
+        raise ConfigError(f"--disable: unknown {', '.join(sorted(disabled - set(valid)))}; "
+                          f"valid: {', '.join(valid)}")
     labels = {row["query_id"]: row for row in read_jsonl(args.labels)}
     queries = read_jsonl(args.queries)[: args.limit] if args.limit else read_jsonl(args.queries)
     groups = {t.table_id: t.group for t in planner.index.catalog.tables}
+    vectors = {}
     live: set[str] = set()
     t0 = time.monotonic()
+    for q in queries:  # embedded once, reused by every ablation pass
+        vectors[q["question"]] = embed(q["question"])
+        live.update(vectors[q["question"]])
 
-    def answer(question: str) -> tuple[list[str], list[dict[str, str]], float, str]:
-        vectors = embed(question)
-        live.update(vectors)
-        a = planner.answer(question, vectors, opts)
-        return a.table_ids, a.joins, a.selection.expected, next(iter(a.group_probs), "")
+    def run(off: frozenset[str]) -> Report:
+        opts = Options(disabled_channels=off, disabled_features=off, rrf_k=settings.rrf_k)
 
-    rep = replay(queries, labels, answer, groups.__getitem__)
+        def answer(question: str) -> tuple[list[str], list[dict[str, str]], float, str]:
+            a = planner.answer(question, vectors[question], opts)
+            return a.table_ids, a.joins, a.selection.expected, next(iter(a.group_probs), "")
+
+        return replay(queries, labels, answer, groups.__getitem__)
+
+    rep = run(disabled)
     print(f"channels in index: {', '.join(planner.index.channels)}")
     print(f"query-time embedding channels live: {', '.join(sorted(live)) or 'none'}"
           + (f"; disabled: {', '.join(sorted(disabled))}" if disabled else ""))
     print("\n".join(rep.lines()))
+    if args.ablate:
+        print("\n| switched off | coverage | change | routing |\n|---|---:|---:|---:|")
+        print(f"| (nothing) | {rep.coverage:.4f} | | {rep.routing:.4f} |")
+        for name in valid:
+            if name not in disabled:
+                r = run(disabled | {name})
+                print(f"| {name} | {r.coverage:.4f} | {r.coverage - rep.coverage:+.4f} | {r.routing:.4f} |",
+                      flush=True)
     print(f"eval: {len(queries)} questions in {time.monotonic() - t0:.1f}s")
     if args.misses:
         with open(args.misses, "w", encoding="utf-8") as f:

@@ -41,6 +41,10 @@ class Report:
     def coverage(self) -> float:
         return self.hits / self.questions if self.questions else 0.0
 
+    @property
+    def routing(self) -> float:
+        return self.routed / max(self.questions, 1)
+
     def add(self, size: int, hit: bool, routed: bool, expected: float, miss: dict[str, Any] | None) -> None:
         self.questions += 1
         self.hits += int(hit)
@@ -65,7 +69,7 @@ class Report:
 
     def lines(self) -> list[str]:
         out = [f"coverage {self.coverage:.4f} ({self.hits}/{self.questions})",
-               f"routing accuracy {self.routed / max(self.questions, 1):.4f}"]
+               f"routing accuracy {self.routing:.4f}"]
         for size in sorted(self.by_size):
             n, h = self.by_size[size]
             out.append(f"  plan tables {size}: {h / n:.4f} ({h}/{n})")

@@ -232,8 +232,9 @@ def load_index(index_dir: Path) -> Index:
         for ch in manifest["channels"]:
             kind, _, name = ch.partition(":")
             if kind == "dense":
-                dense[name] = tuple(_for_blas(np.load(index_dir / f"dense_{name}_{part}.npy", allow_pickle=False))
-                                    for part in ("tables", "columns", "groups"))
+                t, c, g = (_for_blas(np.load(index_dir / f"dense_{name}_{part}.npy", allow_pickle=False))
+                           for part in ("tables", "columns", "groups"))
+                dense[name] = (t, c, g)
             elif kind == "multi":
                 multi[name] = (_for_blas(np.load(index_dir / f"multi_{name}_vectors.npy", allow_pickle=False)),
                                np.load(index_dir / f"multi_{name}_offsets.npy", allow_pickle=False))

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import combinations
 from pathlib import Path
@@ -46,6 +46,18 @@ class Answer:
     plans: list[ScoredPlan] = field(default_factory=list)
     group_probs: dict[str, float] = field(default_factory=dict)
     evidence: Evidence | None = None
+
+
+def switches(channels: Sequence[str]) -> tuple[str, ...]:
+    """Names `Options` can switch off for an index with these channels: channels, then features."""
+    chans = ["bm25_tables", "bm25_columns", "values", "phrases"]
+    for ch in channels:
+        kind, _, name = ch.partition(":")
+        if kind == "dense":
+            chans += [f"dense:{name}", f"dense_tables:{name}", f"dense_columns:{name}"]
+        elif kind == "multi":
+            chans.append(f"late:{name}")
+    return (*chans, *GROUP_FEATURES, *dict.fromkeys(f for f in PLAN_FEATURES if f not in GROUP_FEATURES))
 
 
 class Planner:
