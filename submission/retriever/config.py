@@ -17,7 +17,9 @@ ALLOWED_DENSE_MODELS = (
 )
 ALLOWED_MULTI_MODELS = ("jina-colbert-v2",)
 
-DEFAULT_CACHE_DIR = Path(__file__).resolve().parent.parent / "cache"
+#: cache/ beside the package as imported: the repo's cache/ through the top-level retriever link in a
+#: checkout, submission/cache/ when the submission folder runs on its own.
+DEFAULT_CACHE_DIR = Path(__file__).parent.parent / "cache"
 
 
 @dataclass(frozen=True)
