@@ -29,6 +29,8 @@ from conftest import (
     validate_answer,
 )
 
+from retriever.index import load_index
+
 BUILD_SH = ROOT / "submission" / "build.sh"
 SEARCH_SH = ROOT / "submission" / "search.sh"
 #: Hang guard for any single wait on the subprocess; a guard against a stuck test, never a timing assertion.
@@ -398,8 +400,8 @@ def test_build_counts_skipped_relationships(tmp_path: Path) -> None:
     assert res.returncode == 0, res.stderr.decode(errors="replace")
     err = res.stderr.decode("utf-8", "replace")
     assert "2 catalog warning(s)" in err and "g.zz" in err
-    stored = json.loads((tmp_path / "index" / "catalog.json").read_text(encoding="utf-8"))
-    assert stored["relationships"] == rels[:1]
+    stored = load_index(tmp_path / "index").catalog.relationships
+    assert [r.as_dict() for r in stored] == rels[:1]
 
 
 def test_build_catalog_without_any_column(tmp_path: Path) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import os
 import sys
@@ -98,6 +99,7 @@ def _serve(args: argparse.Namespace, settings: Settings) -> int:
 
     planner = _planner(args)
     embed = query_embedders(settings, planner.index)
+    gc.freeze()  # the index lives as long as the process: keep later GC passes off its objects
     print(f"search: ready with channels {', '.join(planner.index.channels)}", file=sys.stderr, flush=True)
     return serve(planner, embed, sys.stdin.buffer, sys.stdout.buffer)
 

@@ -108,13 +108,15 @@ def plan_features(ev: Evidence, plans: Sequence[Plan], group_members: Sequence[i
     mask = np.zeros((len(plans), members.size), dtype=np.bool_)
     for i, p in enumerate(plans):
         mask[i, [pos[t] for t in p.tables]] = True
-    maskf = mask.astype(np.float32)
+    # Products here are integer or elementwise on purpose: these matrices are tiny, and float32 BLAS
+    # kernels raised spurious 'invalid value' flags on them now and then.
+    maski = mask.astype(np.int32)
     w = ev.idf / ev.idf.sum() if ev.idf.size and ev.idf.sum() > 0 else ev.idf
-    hit_all = (ev.schema_hit | ev.value_hit)[:, members].astype(np.float32)
-    schema = ev.schema_hit[:, members].astype(np.float32)
-    w64 = w.astype(np.float64)  # float32 sgemv raised spurious 'invalid value' flags here
-    cov_all = ((maskf @ hit_all.T) > 0) @ w64 if w.size else np.zeros(len(plans))
-    cov_schema = ((maskf @ schema.T) > 0) @ w64 if w.size else np.zeros(len(plans))
+    hit_all = (ev.schema_hit | ev.value_hit)[:, members]
+    schema = ev.schema_hit[:, members]
+    w64 = w.astype(np.float64)
+    cov_all = ((maski @ hit_all.T.astype(np.int32)) > 0) @ w64 if w.size else np.zeros(len(plans))
+    cov_schema = ((maski @ schema.T.astype(np.int32)) > 0) @ w64 if w.size else np.zeros(len(plans))
     name = ev.name_match[members]
     rel = ev.fused[members] / max(float(ev.fused[members].max()), 1e-9)
     phrase = ev.phrase_hits[members]
@@ -127,8 +129,9 @@ def plan_features(ev: Evidence, plans: Sequence[Plan], group_members: Sequence[i
     feats = [
         size == 1, size == 2, size == 3, size >= 4,
         [0.0 if p.connected else 1.0 for p in plans], [len(p.joins) for p in plans],
-        cov_all, cov_schema, maskf @ name, out_max(name, outside), maskf @ rel, _masked_min(rel, mask),
-        out_max(rel, outside), maskf @ (~matched).astype(np.float32), maskf @ (phrase > 0).astype(np.float32),
+        cov_all, cov_schema, (mask * name).sum(axis=1), out_max(name, outside), (mask * rel).sum(axis=1),
+        _masked_min(rel, mask), out_max(rel, outside), (mask & ~matched).sum(axis=1),
+        (mask & (phrase > 0)).sum(axis=1),
         out_max(phrase, outside), _masked_min(dm, mask), out_max(dm, outside),
     ]
     return np.stack([np.asarray(f, dtype=np.float32) for f in feats], axis=1)

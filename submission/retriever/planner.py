@@ -15,7 +15,6 @@ from .index import Index
 from .model import SoftmaxModel
 from .plans import Plan, enumerate_plans, plan_pool
 from .selection import Candidate, Selection, select
-from .text import tokenize
 
 #: Groups whose plans compete for the answer, and the probability mass after which we stop adding groups.
 MAX_GROUPS = 5
@@ -72,8 +71,8 @@ class Planner:
         self.lexical_models = lexical_models or (group_model, plan_model)
         cat = index.catalog
         col_counts = np.bincount(index.column_table, minlength=len(cat.tables))
-        names, name_len = _stem_index([set(tokenize(t.name)) | set(tokenize(t.description)) for t in cat.tables])
-        group_names, group_name_len = _stem_index([set(tokenize(g)) for g in index.groups])
+        names, name_len = _stem_index(index.table_stems)
+        group_names, group_name_len = _stem_index(index.group_stems)
         self.layout = Layout(
             n_tables=len(cat.tables),
             col_start=np.concatenate([[0], np.cumsum(col_counts)]).astype(np.int64),
@@ -175,7 +174,7 @@ class Planner:
         return sorted(out)
 
 
-def _stem_index(stem_sets: list[set[str]]) -> tuple[dict[str, np.ndarray], np.ndarray]:
+def _stem_index(stem_sets: Sequence[Sequence[str]]) -> tuple[dict[str, np.ndarray], np.ndarray]:
     """Stem -> positions holding it, and the number of stems per position."""
     index: dict[str, list[int]] = {}
     for i, stems in enumerate(stem_sets):
