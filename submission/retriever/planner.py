@@ -53,7 +53,7 @@ def switches(channels: Sequence[str]) -> tuple[str, ...]:
     for ch in channels:
         kind, _, name = ch.partition(":")
         if kind == "dense":
-            chans += [f"dense:{name}", f"dense_tables:{name}", f"dense_columns:{name}"]
+            chans.append(f"dense:{name}")  # whole channels: the features read its table and column scores
         elif kind == "multi":
             chans.append(f"late:{name}")
     return (*chans, *GROUP_FEATURES, *dict.fromkeys(f for f in PLAN_FEATURES if f not in GROUP_FEATURES))
