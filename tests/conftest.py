@@ -119,6 +119,31 @@ def mini_index(mini_index_dir: Path) -> Index:
     return load_index(mini_index_dir)
 
 
+_COUNTS: list[str] = []
+
+
+@pytest.fixture
+def report_counts() -> Any:
+    """Lets a test put one line of counts into the run's summary (make test shows them at the end)."""
+    return _COUNTS.append
+
+
+def pytest_terminal_summary(terminalreporter: Any) -> None:
+    per_file: dict[str, dict[str, int]] = {}
+    for outcome in ("passed", "failed", "skipped", "error"):
+        for rep in terminalreporter.stats.get(outcome, []):
+            name = getattr(rep, "nodeid", "").split("::")[0]
+            if name.endswith(("test_fuzz.py", "test_faults.py")):
+                per_file.setdefault(name, {}).setdefault(outcome, 0)
+                per_file[name][outcome] += 1
+    if _COUNTS or per_file:
+        terminalreporter.section("counts")
+        for name, outcomes in sorted(per_file.items()):
+            terminalreporter.write_line(f"{name}: " + ", ".join(f"{n} {o}" for o, n in sorted(outcomes.items())))
+        for line in _COUNTS:
+            terminalreporter.write_line(line)
+
+
 def pytest_configure(config: pytest.Config) -> None:
     """Register the marker tests/test_bundle.py uses (`make test-bundle` selects it with -m bundle)."""
     config.addinivalue_line("markers", "bundle: needs the self-contained bundle built by `make bundle`")

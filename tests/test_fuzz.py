@@ -24,7 +24,6 @@ import json
 import os
 import random
 import subprocess
-import sys
 import threading
 import time
 from collections.abc import Callable, Iterator, Mapping
@@ -600,7 +599,9 @@ def test_generator_intents_agree_with_the_oracle() -> None:
             assert got == BLANK
 
 
-def test_fuzz_one_search_process(small_index: tuple[Path, dict[str, Any]], tmp_path: Path) -> None:
+def test_fuzz_one_search_process(
+    small_index: tuple[Path, dict[str, Any]], tmp_path: Path, report_counts: Callable[[str], None]
+) -> None:
     index_dir, cat = small_index
     tables, rels = catalog_keys(cat)
     lines = list(generate(SEED, N_LINES))
@@ -648,7 +649,7 @@ def test_fuzz_one_search_process(small_index: tuple[Path, dict[str, Any]], tmp_p
         f"fuzz: {len(lines)} lines ({total_bytes / 2**20:.1f} MiB): {len(owed)} owed an answer, "
         f"{ignored} ignored, {blank} blank; {len(answers) - 1} answers received; rc={rc}; kinds={kinds}"
     )
-    print(summary, file=sys.stderr)
+    report_counts(summary)
     assert got_all, f"server died or hung before answering everything; {summary}"
     assert alive, f"server was not alive after the last request; {summary}"
     assert rc == 0, f"exit code {rc} at EOF; {summary}"
