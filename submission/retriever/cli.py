@@ -47,7 +47,8 @@ def _parser() -> argparse.ArgumentParser:
                    "(a wrong name lists the valid ones)")
     e.add_argument("--ablate", action="store_true",
                    help="also switch off each channel and feature in turn; print a markdown table")
-    e.add_argument("--misses", type=Path, help="write the misses here as JSONL")
+    e.add_argument("--misses", type=Path, help="also write the misses here as JSONL")
+    e.add_argument("--quiet", action="store_true", help="print only the summary, not every miss")
     e.add_argument("--limit", type=int)
     e.add_argument("--weights", type=Path, help="fitted weights to use instead of the shipped ones")
     return ap
@@ -142,6 +143,8 @@ def _eval(args: argparse.Namespace, settings: Settings) -> int:
         return replay(queries, labels, answer, groups.__getitem__)
 
     rep = run(disabled)
+    if not args.quiet:
+        print("\n".join(rep.miss_lines()) + "\n")
     print(f"channels in index: {', '.join(planner.index.channels)}")
     print(f"query-time embedding channels live: {', '.join(sorted(live)) or 'none'}"
           + (f"; disabled: {', '.join(sorted(disabled))}" if disabled else ""))

@@ -67,6 +67,22 @@ class Report:
                              sum(h for _, h in sel) / len(sel)))
         return rows
 
+    def miss_lines(self) -> list[str]:
+        """Each miss: the question, its acceptable plans and the answer, readable in a terminal."""
+        def join(j: Mapping[str, str]) -> str:
+            return f"{j['left_table']}.{j['left_column']}={j['right_table']}.{j['right_column']}"
+
+        out = [f"misses ({len(self.misses)}):"]
+        for m in self.misses:
+            out.append(f"[{m['query_id']}] {m['question']}")
+            for p in m["gold"]:
+                joins = f" joined by {', '.join(join(j) for j in p['joins'])}" if p["joins"] else ""
+                out.append(f"  gold:   {', '.join(p['tables'])}{joins}")
+            out.append(f"  answer: {', '.join(m['table_ids'])}")
+            if m["joins"]:
+                out.append(f"          joins {', '.join(join(j) for j in m['joins'])}")
+        return out
+
     def lines(self) -> list[str]:
         out = [f"coverage {self.coverage:.4f} ({self.hits}/{self.questions})",
                f"routing accuracy {self.routing:.4f}"]
