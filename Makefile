@@ -33,7 +33,8 @@ lint: install
 	$(BIN)/ruff check scripts tests submission
 	$(BIN)/mypy submission/retriever scripts
 
-$(INDEX)/manifest.json: install
+# Rebuilt when the catalog or the code that writes the index changes (a stale format is refused at load).
+$(INDEX)/manifest.json: $(VENV)/.installed $(CATALOG) $(wildcard submission/retriever/*.py)
 	bash submission/build.sh --corpus $(CATALOG) --index-dir $(INDEX)
 
 eval: $(INDEX)/manifest.json

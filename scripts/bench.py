@@ -12,6 +12,7 @@ import argparse
 import json
 import os
 import resource
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -84,6 +85,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"| {'measure'.ljust(width)} | value |\n|{'-' * (width + 2)}|-------|")
     for k, v in rows:
         print(f"| {k.ljust(width)} | {v} |")
+    shutil.rmtree(work, ignore_errors=True)
     return 0
 
 

@@ -10,7 +10,7 @@ latency (one question at a time, as the verifier asks), search peak RSS (VmHWM) 
 Vocabulary comes from /work/shared/data/spider/catalog.json (override with --spider); when that file is
 absent a small built-in word list is used instead.
 
-Usage: python scripts/scale_bench.py [--sizes 1000,10000,100000] [--local-sizes 1000] [--questions 300]
+Usage: python scripts/scale_bench.py [--sizes 1000,10000,100000] [--local-sizes 1000,10000] [--questions 300]
 
 Writes docs/scale.md (the table) and docs/scale.png (growth curves; needs matplotlib, a dev-only package:
 without it the plot is skipped). Raw results go to WORK/results.json (default WORK: build/scale).
@@ -1006,7 +1006,7 @@ def main(argv: list[str] | None = None) -> int:
         "--sizes", default="1000,10000,100000", help="comma-separated table counts (lexical mode)"
     )
     ap.add_argument(
-        "--local-sizes", default="1000", help="sizes also run with the local dense model ('' = none)"
+        "--local-sizes", default="1000,10000", help="sizes also run with the local dense model ('' = none)"
     )
     ap.add_argument("--questions", type=int, default=300)
     ap.add_argument("--restarts", type=int, default=2, help="extra search.sh starts for the startup figure")
