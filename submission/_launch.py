@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
@@ -15,7 +16,7 @@ here = Path(__file__).resolve().parent
 if (here.parent / "pyproject.toml").is_file() and (here.parent / "retriever" / "__init__.py").is_file():
     sys.path.insert(0, str(here.parent))
 else:
-    sys.path[:0] = [str(here / "_vendor"), str(here)]
+    sys.path[:0] = [os.environ.get("RETRIEVER_VENDOR") or str(here / "_vendor"), str(here)]
     from _check import check_or_exit
 
     check_or_exit(here)

@@ -1,11 +1,15 @@
-# Sourced by build.sh when this folder runs alone and _vendor/ is missing: install the pinned dependencies
-# into _vendor/ once, with the python3 that will run them, from the package index pip is configured for.
-# Installed into a temp folder and renamed into place, so a killed install never leaves half a _vendor/.
+# Sourced by build.sh when this folder runs alone and its dependency folder ($vendor, set by _python.sh) is
+# missing: install the pinned dependencies there once, with the python3 that will run them, from the
+# package index pip is configured for. Installed into a temp folder beside it and renamed into place, so a
+# killed install never leaves half a folder.
 # Without index access this fails with one line; `make bundle` on a connected machine makes a folder that
 # needs none.
-if [ "$alone" = 1 ] && [ ! -d "$here/_vendor" ]; then
-  echo "retriever: no _vendor/ here; installing the pinned dependencies into $here/_vendor (once)" >&2
-  stage="$(mktemp -d "$here/.vendor.XXXXXX")" || { echo "retriever: cannot write to $here" >&2; exit 1; }
+if [ "$alone" = 1 ] && [ ! -d "$vendor" ]; then
+  echo "retriever: no dependencies yet; installing the pinned ones into $vendor (once)" >&2
+  parent="$(dirname "$vendor")"
+  mkdir -p "$parent" 2>/dev/null || true
+  stage="$(mktemp -d "$parent/.vendor.XXXXXX" 2>/dev/null)" ||
+    { echo "retriever: cannot write to $parent; set RETRIEVER_VENDOR_DIR to a writable folder" >&2; exit 1; }
   trap 'rm -rf "$stage"' EXIT
   pip_args=(-m pip install -q --disable-pip-version-check --no-input --target "$stage")  # with .pyc: faster startup
   if ! "$py" -E -s -m pip --version >/dev/null 2>&1; then
@@ -18,6 +22,6 @@ if [ "$alone" = 1 ] && [ ! -d "$here/_vendor" ]; then
     exit 1
   fi
   rm -rf "$stage/bin" "$stage.log"
-  mv -T "$stage" "$here/_vendor" 2>/dev/null || rm -rf "$stage"  # another build may have won the race
+  mv -T "$stage" "$vendor" 2>/dev/null || rm -rf "$stage"  # another build may have won the race
   trap - EXIT
 fi

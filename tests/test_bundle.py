@@ -146,13 +146,14 @@ class Search:
 WHEELHOUSE = ROOT / "build" / "wheelhouse"  # filled by make bundle
 
 
-@pytest.fixture(scope="module", params=["vendored", "installed"])
+@pytest.fixture(scope="module", params=["vendored", "installed", "installed-elsewhere"])
 def bundle(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     """submission/ copied alone (no embedding cache, no bytecode) under 'a dir with space', and built.
 
     vendored: the folder as make bundle leaves it. installed: only its tracked files, as a clean clone has
     them, so build.sh installs the pinned dependencies itself (here from make bundle's wheelhouse, with the
-    package index switched off: tests never touch the network).
+    package index switched off: tests never touch the network). installed-elsewhere: the same, into the
+    folder RETRIEVER_VENDOR_DIR names (what a read-only copy falls back to), leaving the copy untouched.
     """
     mode = request.param
     base = tmp_path_factory.mktemp(f"bundle-{mode}") / "a dir with space"
@@ -175,17 +176,23 @@ def bundle(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFact
         catalog.write_text(json.dumps(_small_catalog()), encoding="utf-8")
         queries, labels = _small_questions()
     env = _clean_env(home)
-    if mode == "installed":
+    if mode.startswith("installed"):
         if not WHEELHOUSE.is_dir():
             pytest.skip("no wheelhouse: run 'make bundle' first")
         env |= {"PIP_NO_INDEX": "1", "PIP_FIND_LINKS": str(WHEELHOUSE), "PIP_CONFIG_FILE": os.devnull}
+    vendor = copy / "_vendor"
+    if mode == "installed-elsewhere":
+        vendor = base / "deps elsewhere" / "vendor"
+        env["RETRIEVER_VENDOR_DIR"] = str(vendor)
     index_dir = base / "index dir"
     t0 = time.monotonic()
     cmd = ["bash", str(copy / "build.sh"), "--corpus", str(catalog), "--index-dir", str(index_dir)]
     build = subprocess.run(cmd, env=env, cwd=work, capture_output=True, text=True, timeout=900)
     assert build.returncode == 0, f"build.sh failed ({build.returncode}):\n{build.stderr[-4000:]}"
-    return {"mode": mode, "copy": copy, "catalog": catalog, "queries": queries, "labels": labels, "env": env,
-            "work": work, "index_dir": index_dir, "build_stderr": build.stderr,
+    if mode == "installed-elsewhere":
+        assert not (copy / "_vendor").exists() and (vendor / "numpy").is_dir()
+    return {"mode": mode, "copy": copy, "vendor": vendor, "catalog": catalog, "queries": queries,
+            "labels": labels, "env": env, "work": work, "index_dir": index_dir, "build_stderr": build.stderr,
             "build_s": time.monotonic() - t0}
 
 
@@ -221,8 +228,8 @@ def test_search_answers_are_valid(bundle: dict[str, Any], tmp_path: Path) -> Non
 _PROBE = r"""
 import json, sys
 from pathlib import Path
-here = Path(sys.argv[1])
-sys.path[:0] = [str(here / "_vendor"), str(here)]   # what _launch.py does in bundle mode
+here, vendor = Path(sys.argv[1]), sys.argv[2]
+sys.path[:0] = [vendor, str(here)]   # what _launch.py does when the folder runs alone
 import retriever.cli, retriever.minilm, numpy, networkx, bm25s, Stemmer, tokenizers, diskcache, requests
 from _check import bundle_problem
 files = {name: getattr(m, "__file__", None) for name, m in sorted(sys.modules.items())}
@@ -234,21 +241,23 @@ print(json.dumps({"files": {k: v for k, v in files.items() if v},
 
 def test_copy_imports_nothing_from_the_repo(bundle: dict[str, Any]) -> None:
     copy: Path = bundle["copy"]
-    out = subprocess.run(["python3", "-B", "-S", "-E", "-s", "-c", _PROBE, str(copy)], env=bundle["env"],
-                         cwd=bundle["work"], capture_output=True, text=True, timeout=120)
+    vendor: Path = bundle["vendor"]
+    out = subprocess.run(["python3", "-B", "-S", "-E", "-s", "-c", _PROBE, str(copy), str(vendor)],
+                         env=bundle["env"], cwd=bundle["work"], capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr[-3000:]
     probe = json.loads(out.stdout)
     assert probe["problem"] is None
     files = {k: Path(v).resolve() for k, v in probe["files"].items()}
     stdlib = Path(probe["stdlib"]).resolve()
-    for name in ("retriever", "retriever.cli", "numpy", "networkx", "bm25s", "tokenizers", "diskcache",
-                 "requests", "Stemmer", "_check"):
+    for name in ("retriever", "retriever.cli", "_check"):
         assert files[name].is_relative_to(copy.resolve()), f"{name} came from {files[name]}"
-    assert Path(probe["model_dir"]).resolve().is_relative_to(copy.resolve()), probe["model_dir"]
+    for name in ("numpy", "networkx", "bm25s", "tokenizers", "diskcache", "requests", "Stemmer"):
+        assert files[name].is_relative_to(vendor.resolve()), f"{name} came from {files[name]}"
+    assert Path(probe["model_dir"]).resolve().is_relative_to(vendor.resolve()), probe["model_dir"]
     for name, f in files.items():
         assert not f.is_relative_to(ROOT.resolve()), f"{name} imported from the repo: {f}"
         assert "site-packages" not in f.parts and "dist-packages" not in f.parts, f"{name}: {f}"
-        assert f.is_relative_to(copy.resolve()) or f.is_relative_to(stdlib), f"{name}: {f}"
+        assert any(f.is_relative_to(d) for d in (copy.resolve(), vendor.resolve(), stdlib)), f"{name}: {f}"
 
 
 def test_bundle_record_matches_this_python(bundle: dict[str, Any]) -> None:
@@ -296,7 +305,7 @@ def test_build_without_index_access_fails_with_one_clear_line(tmp_path: Path) ->
                          timeout=300)
     assert run.returncode == 1
     lines = run.stderr.strip().splitlines()
-    assert len(lines) == 2 and "installing the pinned dependencies" in lines[0], run.stderr
+    assert len(lines) == 2 and "installing the pinned ones into" in lines[0], run.stderr
     assert lines[1].startswith("retriever: installing dependencies failed"), run.stderr
     assert not (copy / "_vendor").exists() and not (tmp_path / "idx").exists()
     assert not [p for p in copy.glob(".vendor.*") if p.is_dir()], "a half-made install was left behind"
