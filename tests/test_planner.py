@@ -16,7 +16,7 @@ from retriever.embedding import HashEmbedder
 from retriever.fusion import ranks, rrf
 from retriever.index import Index, build_index, load_index
 from retriever.planner import Answer, Options, Planner, default_models, switches
-from retriever.plans import MAX_PLAN_TABLES, POOL_SIZE, Plan, enumerate_plans, plan_pool
+from retriever.plans import MAX_PLAN_TABLES, MAX_PLANS, POOL_SIZE, Plan, enumerate_plans, plan_pool
 
 
 def _col(name: str, type_: str = "text", desc: str = "") -> dict[str, str]:
@@ -297,3 +297,26 @@ def test_rrf_needs_a_channel_and_ignores_unranked_items() -> None:
     with pytest.raises(ValueError):
         rrf([])
     assert rrf([np.zeros(3), -np.ones(3)]).tolist() == [0.0, 0.0, 0.0]
+
+
+def test_one_huge_group_stays_bounded(tmp_path: Path) -> None:
+    """A warehouse schema: one group of 600 tables around a hub, a question word a sample value of 150.
+    Every such table is value-matched; uncapped, they all joined the pool and enumeration exploded."""
+    words = ["order", "customer", "invoice", "payment"]
+    tables = [{"table_id": f"dw.{words[i % 4]}_{i}", "group": "dw", "name": f"{words[i % 4]}_{i}",
+               "columns": ["id", "hub_id", "peer_id", "kind"], "sample_rows": [{"id": i, "kind": words[i % 4]}]}
+              for i in range(600)]
+    rels = [{"left_table": t["table_id"], "left_column": "hub_id", "right_table": "dw.order_0", "right_column": "id"}
+            for t in tables[1:]]
+    rels += [{"left_table": tables[i]["table_id"], "left_column": "peer_id",
+              "right_table": tables[(i * 7) % 600]["table_id"], "right_column": "id"} for i in range(1, 600)]
+    catalog = {"tables": tables, "relationships": rels}
+    build_index(parse_catalog(catalog), tmp_path / "index", log=lambda _m: None)
+    planner = Planner(load_index(tmp_path / "index"), *default_models())
+    path = tmp_path / "catalog.json"
+    path.write_text(json.dumps(catalog), encoding="utf-8")
+    keys = catalog_keys(path)
+    for question in ["order", "total payment of each customer order", "invoices"]:
+        ans = planner.answer(question)
+        _checked(ans, keys)
+        assert 0 < len(ans.plans) <= MAX_PLANS

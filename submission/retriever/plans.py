@@ -16,6 +16,11 @@ POOL_SIZE = 7
 BRIDGE_SEEDS = 4
 MAX_BRIDGE_EDGES = 3
 UNJOINED_SEEDS = 4
+#: Bounds that keep one question's work small in a group of thousands of tables (a warehouse schema with
+#: no database split): at most this many name- or value-matched tables join the pool, and enumeration stops
+#: after this many plans (smallest first, so every 1- and 2-table plan of the pool comes before any cut).
+MAX_FORCED = 6
+MAX_PLANS = 2000
 
 
 @dataclass(frozen=True)
@@ -34,7 +39,9 @@ def plan_pool(members: Sequence[int], relevance: np.ndarray, graph: nx.MultiGrap
     if len(members) <= POOL_SIZE:
         return sorted(members)
     ranked = sorted(members, key=lambda t: (-float(relevance[t]), t))
-    pool = list(dict.fromkeys(ranked[:POOL_SIZE] + [t for t in forced if t in set(members)]))
+    inside = set(members)
+    forced = sorted((t for t in set(forced) if t in inside), key=lambda t: (-float(relevance[t]), t))
+    pool = list(dict.fromkeys(ranked[:POOL_SIZE] + forced[:MAX_FORCED]))
     sub = graph.subgraph(members)
     for a, b in combinations(ranked[:BRIDGE_SEEDS], 2):
         try:
@@ -53,7 +60,7 @@ def enumerate_plans(group: int, pool: Sequence[int], relevance: np.ndarray, grap
     frontier: list[tuple[int, ...]] = [(t,) for t in sorted(pool)]
     seen.update(frontier)
     out: list[tuple[int, ...]] = list(frontier)
-    while frontier:
+    while frontier and len(out) < MAX_PLANS:
         nxt = []
         for s in frontier:
             if len(s) >= MAX_PLAN_TABLES:
@@ -64,6 +71,7 @@ def enumerate_plans(group: int, pool: Sequence[int], relevance: np.ndarray, grap
                 if cand not in seen:
                     seen.add(cand)
                     nxt.append(cand)
+        nxt = nxt[: MAX_PLANS - len(out)]
         out.extend(nxt)
         frontier = nxt
     plans = [Plan(group, s, _joins(s, graph), True) for s in out]
