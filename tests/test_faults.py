@@ -449,6 +449,17 @@ def test_garbage_cache_file_degrades_to_memory(tmp_path: Path) -> None:
     assert rc == 0 and len(answers) == len(QUESTIONS) and "Traceback" not in err
 
 
+def serve_in_process(settings: Settings, index_dir: Path, prefix: str) -> list[bytes]:
+    """QUESTIONS through serve() with the live embedders; the answer lines after the ready line."""
+    index = load_index(index_dir)
+    planner = Planner(index, *default_models())
+    stdout = io.BytesIO()
+    lines = [json.dumps({"query_id": f"{prefix}{i}", "question": q}).encode() + b"\n"
+             for i, q in enumerate(QUESTIONS)]
+    assert serve(planner, live_embedders(settings, index), iter(lines), stdout) == 0  # type: ignore[arg-type]
+    return stdout.getvalue().splitlines(keepends=True)[1:]
+
+
 @pytest.mark.parametrize("damage", ["truncate", "scribble", "garbage"])
 def test_damaged_cache_with_api_channels(fake: FakeJina, tmp_path: Path, damage: str, no_sleep: None) -> None:
     """A cache filled by a build, then damaged: the server still answers (refetching) and stays valid."""
@@ -462,15 +473,7 @@ def test_damaged_cache_with_api_channels(fake: FakeJina, tmp_path: Path, damage:
         db.write_bytes(data[:4096] + os.urandom(len(data) - 8192) + data[-4096:])
     else:
         db.write_bytes(os.urandom(len(data)))
-    index = load_index(index_dir)
-    planner = Planner(index, *default_models())
-    embed = live_embedders(settings, index)
-    stdout = io.BytesIO()
-    lines = [
-        json.dumps({"query_id": f"c{i}", "question": q}).encode() + b"\n" for i, q in enumerate(QUESTIONS)
-    ]
-    assert serve(planner, embed, iter(lines), stdout) == 0  # type: ignore[arg-type]
-    out = stdout.getvalue().splitlines(keepends=True)[1:]
+    out = serve_in_process(settings, index_dir, "c")
     tables, rels = catalog_keys(small_catalog())
     assert len(out) == len(QUESTIONS)
     for i, raw in enumerate(out):
@@ -750,15 +753,7 @@ def test_nothing_is_unpickled_when_loading_and_serving(
 
     for name in ("load", "loads", "Unpickler"):
         monkeypatch.setattr(pickle, name, trap(name))
-    index = load_index(index_dir)
-    planner = Planner(index, *default_models())
-    embed = live_embedders(settings, index)
-    stdout = io.BytesIO()
-    lines = [
-        json.dumps({"query_id": f"p{i}", "question": q}).encode() + b"\n" for i, q in enumerate(QUESTIONS)
-    ]
-    assert serve(planner, embed, iter(lines), stdout) == 0  # type: ignore[arg-type]
-    assert len(stdout.getvalue().splitlines()) == len(QUESTIONS) + 1
+    assert len(serve_in_process(settings, index_dir, "p")) == len(QUESTIONS)
     assert calls == []
 
 
