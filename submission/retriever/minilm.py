@@ -143,8 +143,10 @@ class MiniLM:
         scale = np.float32(1.0 / np.sqrt(cfg["hidden_size"] // self.heads))
 
         def pair(name: str, transpose: bool = False) -> tuple[np.ndarray, np.ndarray]:
+            # Contiguous in-memory copies: products against transposed memory-mapped views were 25% slower
+            # per question (12.3 vs 9.3 ms); the copies are the same 90 MB the mapped pages took once read.
             weight = w[name + ".weight"]
-            return (weight.T if transpose else weight), w[name + ".bias"]
+            return np.ascontiguousarray(weight.T if transpose else weight), np.array(w[name + ".bias"])
 
         self.ln0 = pair("embeddings.LayerNorm")
         self.layers = []
