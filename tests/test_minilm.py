@@ -8,6 +8,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from retriever.catalog import parse_catalog
+from retriever.errors import EmbeddingError
+from retriever.index import build_index, load_index
 from retriever.minilm import MiniLM, find_model_dir, load_safetensors
 
 FIXTURE = Path(__file__).parent / "fixtures" / "minilm_reference.json"
@@ -90,3 +93,19 @@ def test_find_model_dir_override(tmp_path: Path) -> None:
     assert find_model_dir(tmp_path) is None
     if MODEL_DIR is not None:
         assert find_model_dir(MODEL_DIR) == MODEL_DIR
+
+
+@needs_model
+def test_build_budget_gives_up_early_and_the_build_leaves_the_channel_out(tmp_path: Path) -> None:
+    """A catalog too big for this CPU in the budget: the local channel is dropped, the build still succeeds."""
+    slow = MiniLM(budget_s=0.01)
+    texts = [f"table number {i} with columns alpha beta gamma delta and some sample values" for i in range(200)]
+    with pytest.raises(EmbeddingError, match="over its 0s budget"):
+        slow.embed(texts, "document")
+    assert MiniLM(budget_s=600).embed(texts[:20], "document").shape == (20, 384)  # in budget: no effect
+    logs: list[str] = []
+    catalog = parse_catalog({"tables": [{"table_id": f"g.t{i}", "columns": ["alpha", "beta", "gamma"]}
+                                        for i in range(120)]})
+    build_index(catalog, tmp_path / "index", dense={"local": slow}, log=logs.append)
+    assert load_index(tmp_path / "index").channels == ["bm25_tables", "bm25_columns", "bm25_groups", "values"]
+    assert any("channel dense:local left out" in m and "budget" in m for m in logs), logs

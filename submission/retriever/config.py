@@ -34,9 +34,10 @@ class Settings:
     jina_timeout_s: float = 2.5
     #: Total API time one question may spend (all requests and retries), seconds.
     query_api_budget_s: float = 3.0
-    #: Total API time per build channel (dense, late interaction; retries included): 2 x 400 s stays inside
-    #: the 1,200 s build limit with room for the local model.
-    build_api_budget_s: float = 400.0
+    #: Total API time per build channel (dense, late interaction; retries included) and the local model's
+    #: build time: 2 x 350 s + 400 s stays inside the 1,200 s build limit with room for the lexical part.
+    build_api_budget_s: float = 350.0
+    build_local_budget_s: float = 400.0
     jina_batch_size: int = 64
     jina_max_retries: int = 3
     cache_dir: Path = DEFAULT_CACHE_DIR
@@ -64,6 +65,7 @@ class Settings:
             jina_dense_dimensions=_int(env, "JINA_DIMENSIONS", s.jina_dense_dimensions),
             jina_timeout_s=_float(env, "JINA_TIMEOUT_S", s.jina_timeout_s),
             query_api_budget_s=_float(env, "RETRIEVER_API_BUDGET_S", s.query_api_budget_s),
+            build_local_budget_s=_float(env, "RETRIEVER_LOCAL_BUDGET_S", s.build_local_budget_s),
             cache_dir=Path(env["RETRIEVER_CACHE_DIR"]) if env.get("RETRIEVER_CACHE_DIR") else s.cache_dir,
             local_model=env.get("RETRIEVER_LOCAL_MODEL", "1") not in ("0", "false", "no", "off"),
             rrf_k=_int(env, "RETRIEVER_RRF_K", s.rrf_k),

