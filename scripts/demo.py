@@ -16,13 +16,11 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from retriever.api import Retriever, SearchResult  # noqa: E402
 from retriever.config import Settings  # noqa: E402
 from retriever.errors import RetrieverError  # noqa: E402
 from retriever.evaluation import covered, read_jsonl  # noqa: E402
-from retriever.explain import reasons  # noqa: E402
-from retriever.index import load_index  # noqa: E402
-from retriever.planner import Answer, Planner, default_models  # noqa: E402
-from retriever.runtime import query_embedders  # noqa: E402
+from retriever.explain import legend, reasons  # noqa: E402
 
 
 def join_text(j: dict[str, str]) -> str:
@@ -36,22 +34,24 @@ def gold_text(label: dict[str, Any]) -> str:
     return f"[{tables}]" + (f" joined by {joins}" if joins else "")
 
 
-def render(qid: str, question: str, planner: Planner, ans: Answer,
-           label: dict[str, Any] | None) -> tuple[str, bool]:
+def render(qid: str, question: str, res: SearchResult, label: dict[str, Any] | None) -> tuple[str, bool]:
     """The block printed for one question, and whether its gold plan is covered (False without a label)."""
-    why = reasons(planner, ans)
-    width = max(len(t) for t in ans.table_ids)
+    why = reasons(res.retriever.planner, res.answer)
+    width = max(len(t) for t in res.table_ids)
     lines = [f"[{qid}] {question}"]
-    for i, t in enumerate(ans.table_ids, 1):
-        lines.append(f"  {i}. {t:<{width}}  {why.get(t, '')}")
-    if ans.joins:
-        lines.append("  joins: " + join_text(ans.joins[0]))
-        lines.extend("         " + join_text(j) for j in ans.joins[1:])
+    if res.low_evidence:
+        lines.append(f"  WARNING: {res.evidence.warning()}")
+    lines.append(f"  confidence {res.confidence:.3f}; tables most relevant first, p = share of the answer")
+    for i, t in enumerate(res.tables, 1):
+        lines.append(f"  {i}. {t.table_id:<{width}}  p={t.probability:.3f}  {why.get(t.table_id, '')}")
+    if res.joins:
+        lines.append("  joins: " + join_text(res.joins[0]))
+        lines.extend("         " + join_text(j) for j in res.joins[1:])
     else:
         lines.append("  joins: (none)")
     hit = False
     if label is not None:
-        hit = covered(label["plans"], ans.table_ids, ans.joins)
+        hit = covered(label["plans"], res.table_ids, res.joins)
         lines.append(f"  gold:  {'covered' if hit else 'MISSED '} {gold_text(label)}")
     return "\n".join(lines), hit
 
@@ -64,8 +64,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--limit", type=int)
     args = ap.parse_args(argv)
     try:
-        settings = Settings.from_env(os.environ)
-        index = load_index(args.index_dir)
+        retriever = Retriever.open(args.index_dir, Settings.from_env(os.environ))
         queries = read_jsonl(args.queries)
         labels = {row["query_id"]: row for row in read_jsonl(args.labels)} if args.labels else None
     except (RetrieverError, OSError, ValueError) as e:
@@ -73,16 +72,14 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     if args.limit:
         queries = queries[: args.limit]
-    planner = Planner(index, *default_models())
-    embed = query_embedders(settings, index)
+    index = retriever.index
     print(f"index: {len(index.catalog.tables)} tables in {len(index.groups)} groups, "
           f"{len(index.catalog.relationships)} relationships; channels: {', '.join(index.channels)}\n")
     hits = scored = 0
     for q in queries:
         qid, question = str(q.get("query_id", "")), str(q.get("question") or "")
-        ans = planner.answer(question, embed(question) if question.strip() else {})
         label = labels.get(qid) if labels is not None else None
-        block, hit = render(qid, question, planner, ans, label)
+        block, hit = render(qid, question, retriever.search(question), label)
         print(block + "\n")
         if label is not None:
             scored += 1
@@ -92,6 +89,7 @@ def main(argv: list[str] | None = None) -> int:
     else:
         rate = hits / scored if scored else 0.0
         print(f"coverage {hits}/{scored} = {rate:.3f} (gold plan fully inside the 5 tables and joins)")
+    print("\n" + legend())
     return 0
 
 

@@ -38,6 +38,7 @@ from test_fuzz import (
 )
 
 from retriever import jina
+from retriever.api import Retriever
 from retriever.cache import EmbeddingCache
 from retriever.catalog import parse_catalog
 from retriever.config import Settings
@@ -206,7 +207,7 @@ def test_api_faults_mixed_with_traffic(
                 yield b"not json at all\n"
 
     stdout = io.BytesIO()
-    assert serve(planner, recording_embed, stdin(), stdout) == 0  # type: ignore[arg-type]
+    assert serve(Retriever(planner, recording_embed), stdin(), stdout) == 0  # type: ignore[arg-type]
     out = stdout.getvalue().splitlines(keepends=True)
     assert json.loads(out[0]) == {"ready": True}
     tables, rels = catalog_keys(small_catalog())
@@ -456,7 +457,7 @@ def serve_in_process(settings: Settings, index_dir: Path, prefix: str) -> list[b
     stdout = io.BytesIO()
     lines = [json.dumps({"query_id": f"{prefix}{i}", "question": q}).encode() + b"\n"
              for i, q in enumerate(QUESTIONS)]
-    assert serve(planner, live_embedders(settings, index), iter(lines), stdout) == 0  # type: ignore[arg-type]
+    assert serve(Retriever(planner, live_embedders(settings, index)), iter(lines), stdout) == 0  # type: ignore[arg-type]
     return stdout.getvalue().splitlines(keepends=True)[1:]
 
 

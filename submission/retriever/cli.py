@@ -11,13 +11,14 @@ import time
 from pathlib import Path
 from typing import NoReturn
 
+from .api import FORMATS, Retriever
 from .catalog import load_catalog
 from .config import Settings
 from .errors import ConfigError, RetrieverError
 from .evaluation import Report, read_jsonl, replay
-from .index import build_index, load_index
-from .planner import Options, Planner, default_models, switches
-from .runtime import build_embedders, query_embedders
+from .index import build_index
+from .planner import Options, switches
+from .runtime import build_embedders
 
 
 class _Parser(argparse.ArgumentParser):
@@ -37,7 +38,15 @@ def _parser() -> argparse.ArgumentParser:
     s.add_argument("--index-dir", required=True, type=Path)
     q = sub.add_parser("query", help="answer one question and explain every table and join")
     q.add_argument("--index-dir", required=True, type=Path)
+    q.add_argument("--format", choices=FORMATS, default="text",
+                   help="text: tables by relevance with evidence and a legend; json: one object; "
+                        "ddl: CREATE TABLE statements for a text-to-SQL prompt")
     q.add_argument("question")
+    c = sub.add_parser("catalog", help="write a catalog from live databases (needs the 'import' extra)")
+    c.add_argument("--from", dest="sources", action="append", required=True, metavar="URL_OR_PATH",
+                   help="a SQLite file, a folder of SQLite files, or a SQLAlchemy URL; repeatable")
+    c.add_argument("--out", required=True, type=Path)
+    c.add_argument("--sample-rows", type=int, default=3, help="sample rows per table (default 3)")
     e = sub.add_parser("eval", help="replay labelled questions in-process")
     e.add_argument("--index-dir", required=True, type=Path)
     e.add_argument("--queries", required=True, type=Path)
@@ -68,6 +77,8 @@ def main(argv: list[str] | None = None) -> int:
             return _serve(args, settings)
         if args.cmd == "query":
             return _query(args, settings)
+        if args.cmd == "catalog":
+            return _catalog(args)
         return _eval(args, settings)
     except RetrieverError as e:
         print(f"retriever {args.cmd}: error: {e}", file=sys.stderr)
@@ -90,34 +101,38 @@ def _build(args: argparse.Namespace, settings: Settings) -> int:
     return 0
 
 
-def _planner(args: argparse.Namespace) -> Planner:
-    index = load_index(args.index_dir)
-    return Planner(index, *default_models(getattr(args, "weights", None)))
+def _retriever(args: argparse.Namespace, settings: Settings, offline: bool = False) -> Retriever:
+    return Retriever.open(args.index_dir, settings, getattr(args, "weights", None), offline=offline)
 
 
 def _serve(args: argparse.Namespace, settings: Settings) -> int:
     from .server import serve
 
-    planner = _planner(args)
-    embed = query_embedders(settings, planner.index)
+    retriever = _retriever(args, settings)
     gc.freeze()  # the index lives as long as the process: keep later GC passes off its objects
-    print(f"search: ready with channels {', '.join(planner.index.channels)}", file=sys.stderr, flush=True)
-    return serve(planner, embed, sys.stdin.buffer, sys.stdout.buffer)
+    print(f"search: ready with channels {', '.join(retriever.index.channels)}", file=sys.stderr, flush=True)
+    return serve(retriever, sys.stdin.buffer, sys.stdout.buffer)
 
 
 def _query(args: argparse.Namespace, settings: Settings) -> int:
-    from .explain import explain
+    print(_retriever(args, settings).search(args.question).render(args.format))
+    return 0
 
-    planner = _planner(args)
-    embed = query_embedders(settings, planner.index)
-    ans = planner.answer(args.question, embed(args.question))
-    print(explain(planner, ans))
+
+def _catalog(args: argparse.Namespace) -> int:
+    from .catalog_import import import_catalog
+
+    if args.sample_rows < 0:
+        raise ConfigError(f"--sample-rows {args.sample_rows} must be 0 or more")
+    summary = import_catalog(args.sources, args.out, args.sample_rows,
+                             log=lambda m: print(f"catalog: {m}", file=sys.stderr, flush=True))
+    print(f"catalog: {summary} -> {args.out}", file=sys.stderr)
     return 0
 
 
 def _eval(args: argparse.Namespace, settings: Settings) -> int:
-    planner = _planner(args)
-    embed = query_embedders(settings, planner.index, offline=args.offline)
+    retriever = _retriever(args, settings, offline=args.offline)
+    planner = retriever.planner
     disabled = frozenset(x.strip() for x in args.disable.split(",") if x.strip())
     valid = switches(planner.index.channels)
     if disabled - set(valid):
@@ -130,15 +145,15 @@ def _eval(args: argparse.Namespace, settings: Settings) -> int:
     live: set[str] = set()
     t0 = time.monotonic()
     for q in queries:  # embedded once, reused by every ablation pass
-        vectors[q["question"]] = embed(q["question"])
+        vectors[q["question"]] = retriever.embed(q["question"])
         live.update(vectors[q["question"]])
 
     def run(off: frozenset[str]) -> Report:
         opts = Options(disabled_channels=off, disabled_features=off, rrf_k=settings.rrf_k)
 
         def answer(question: str) -> tuple[list[str], list[dict[str, str]], float, str]:
-            a = planner.answer(question, vectors[question], opts)
-            return a.table_ids, a.joins, a.selection.expected, next(iter(a.group_probs), "")
+            a = retriever.search(question, vectors=vectors[question], options=opts)
+            return list(a.table_ids), list(a.joins), a.confidence, next(iter(a.answer.group_probs), "")
 
         return replay(queries, labels, answer, groups.__getitem__)
 

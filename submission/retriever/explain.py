@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-import numpy as np
-
+from .assess import EvidenceSummary
 from .fusion import ranks
 from .planner import Answer, Planner
 
@@ -58,21 +57,54 @@ def reasons(planner: Planner, answer: Answer) -> dict[str, str]:
     return out
 
 
-def explain(planner: Planner, answer: Answer) -> str:
-    """Multi-line explanation: answer, per-table plans and evidence, per-join plan mass."""
+#: Every term the text output prints, in the order it appears; also in the README.
+LEGEND = (
+    ("confidence", "expected coverage: summed probability of the candidate plans (table sets with their "
+                   "joins) that lie fully inside the answer; 0.73 means the answer holds the needed tables "
+                   "and joins with probability about 0.73 if the models are right"),
+    ("low evidence", "no question term matches a table, column or sample value and dense similarity is "
+                     "weak: the answer is a guess"),
+    ("groups / group G p=", "databases (or schemas) with their probability of holding the question's tables"),
+    ("question terms", "the question's words after stop-word removal and Snowball stemming "
+                       "(aircrafts -> aircraft, companies -> compani)"),
+    ("p=", "on a table: summed probability of the candidate plans that use it, its share of the answer; "
+           "tables are listed by it"),
+    ("plan of N p=", "a candidate plan (N tables with their joins) that the table serves, and its probability"),
+    ("hedge/fill", "the table serves no plan inside the answer: it fills a free slot or hedges on a "
+                   "less likely database"),
+    ("terms / values", "question terms found in the table's schema text / only in its sample values"),
+    ("quoted value", "a question phrase equal to one of the table's sample values"),
+    ("name match", "share of the table name's words that occur in the question"),
+    ("ranks", "the table's rank in each evidence channel (bm25_* lexical, dense_* embeddings, values)"),
+    ("plan mass", "on a join: summed probability of the plans inside the answer that need it"),
+    ("(unjoined)", "a plan of tables with no catalog relationship between them"),
+)
+
+
+def legend() -> str:
+    return "legend:\n" + "\n".join(f"  {k}: {v}" for k, v in LEGEND)
+
+
+def explain(planner: Planner, answer: Answer, ranked: list[tuple[int, float]], evidence: EvidenceSummary,
+            confidence: float) -> str:
+    """Multi-line explanation: tables by relevance with plans and evidence, joins with plan mass, legend."""
     cat = planner.index.catalog
-    lines = [f"expected coverage {answer.selection.expected:.3f}"]
+    lines = []
+    warning = evidence.warning()
+    if warning:
+        lines.append(f"WARNING: {warning}")
+    lines.append(f"confidence {confidence:.3f} (expected coverage)")
     lines.append("groups: " + ", ".join(f"{g} {p:.3f}" for g, p in answer.group_probs.items()))
     if answer.evidence is not None:
-        lines.append(f"question terms: {' '.join(answer.evidence.terms) or '(none)'}")
-    lines.append("tables:")
-    for t in answer.selection.tables:
-        table = cat.tables[t]
-        lines.append(f"  {table.table_id}")
+        lines.append(f"question terms: {' '.join(answer.evidence.terms) or '(none)'}"
+                     + (f" (no match: {' '.join(evidence.unmatched_terms)})" if evidence.unmatched_terms else ""))
+    lines.append("tables (most relevant first):")
+    for i, (t, p) in enumerate(ranked, 1):
+        lines.append(f"  {i}. {cat.tables[t].table_id}  p={p:.3f}")
         plans = _plans_with(answer, t, limit=3)
-        lines.append(f"    serves: {', '.join(plans) if plans else 'no candidate plan (hedge/fill)'}")
+        lines.append(f"     serves: {', '.join(plans) if plans else 'no candidate plan (hedge/fill)'}")
         for e in _table_evidence(planner, answer, t):
-            lines.append(f"    {e}")
+            lines.append(f"     {e}")
     lines.append("joins:")
     chosen = set(answer.selection.tables)
     for r in answer.selection.joins:
@@ -80,9 +112,11 @@ def explain(planner: Planner, answer: Answer) -> str:
         mass = sum(s.prob for s in answer.plans if r in s.plan.joins and set(s.plan.tables) <= chosen)
         lines.append(f"  {rel.left_table}.{rel.left_column} = {rel.right_table}.{rel.right_column}"
                      f"  (plan mass {mass:.3f})")
+    if not answer.selection.joins:
+        lines.append("  (none)")
     lines.append("top plans:")
     for s in answer.plans[:5]:
         names = ", ".join(cat.tables[t].table_id for t in s.plan.tables)
         tag = "" if s.plan.connected else " (unjoined)"
         lines.append(f"  p={s.prob:.3f} [{names}]{tag}")
-    return "\n".join(lines) + "\n" + "answer: " + str(np.asarray(answer.table_ids).tolist())
+    return "\n".join(lines) + "\n\n" + legend()

@@ -6,9 +6,9 @@ import gc
 import hashlib
 import json
 import os
+import secrets
 import shutil
 import sys
-import tempfile
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -28,6 +28,10 @@ from .lexical import LexicalIndex
 from .text import tokenize
 
 FORMAT_VERSION = 5
+#: Column types, descriptions and sample values for prompt output; read on demand, not at startup.
+DETAILS_FILE = "schema_details.json"
+DETAIL_VALUES = 3
+DETAIL_VALUE_CHARS = 40
 LEXICAL = ("tables", "columns", "groups", "values")
 
 
@@ -86,7 +90,7 @@ def build_index(
     t0 = time.monotonic()
     index_dir = Path(index_dir)
     index_dir.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{index_dir.name}.building-", dir=index_dir.parent))
+    tmp = _new_build_dir(index_dir)
     try:
         docs = build_documents(catalog)
         log(f"build: {len(catalog.tables)} tables, {len(docs.column_tokens)} columns, "
@@ -96,6 +100,7 @@ def build_index(
         _write_lexical(tmp, docs)
         np.save(tmp / "column_table.npy", np.asarray(docs.column_table, dtype=np.int32))
         _write_json(tmp / "value_phrases.json", docs.value_phrases)
+        _write_json(tmp / DETAILS_FILE, schema_details(catalog))
         log(f"build: lexical indexes written ({time.monotonic() - t0:.1f}s)")
         channels = ["bm25_tables", "bm25_columns", "bm25_groups", "values"]
         for name, emb in (dense or {}).items():
@@ -147,6 +152,49 @@ def build_index(
         shutil.rmtree(tmp, ignore_errors=True)
         raise
     return manifest
+
+
+def _new_build_dir(index_dir: Path) -> Path:
+    """A fresh sibling dir with the umask's mode (mkdtemp's 0700 would hide the index from other users)."""
+    while True:
+        tmp = index_dir.parent / f".{index_dir.name}.building-{os.getpid()}-{secrets.token_hex(4)}"
+        try:
+            tmp.mkdir(mode=0o777)
+            return tmp
+        except FileExistsError:
+            continue
+
+
+def schema_details(catalog: Catalog) -> list[list[Any]]:
+    """Per table: column types, column descriptions and a few short sample values per column.
+
+    Kept out of the compact catalog, which every startup loads; only prompt output (DDL) reads it.
+    """
+    out = []
+    for t in catalog.tables:
+        samples: list[list[str]] = [[] for _ in t.columns]
+        for row in t.sample_rows:
+            for i, c in enumerate(t.columns):
+                v = row.get(c.name)
+                text = "" if v is None or isinstance(v, (dict, list)) else str(v)[:DETAIL_VALUE_CHARS]
+                if text and text not in samples[i] and len(samples[i]) < DETAIL_VALUES:
+                    samples[i].append(text)
+        out.append([[c.type for c in t.columns], [c.description for c in t.columns], samples])
+    return out
+
+
+def load_schema_details(index_dir: Path, n_tables: int) -> list[list[Any]] | None:
+    """What :func:`schema_details` wrote, or None for an index built before it existed."""
+    path = Path(index_dir) / DETAILS_FILE
+    if not path.is_file():
+        return None
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as e:
+        raise BadIndexError(f"index file {str(path)!r} is unreadable ({e}); rebuild the index") from None
+    if not isinstance(data, list) or len(data) != n_tables:
+        raise BadIndexError(f"index file {str(path)!r} does not match the catalog; rebuild the index")
+    return data
 
 
 def _write_lexical(tmp: Path, docs: Documents) -> None:

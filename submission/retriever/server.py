@@ -6,11 +6,9 @@ import json
 import os
 import sys
 import time
-from collections.abc import Callable
 from typing import IO, Any
 
-from .planner import Answer, Planner
-from .runtime import QueryVectors
+from .api import Retriever
 
 MAX_RESPONSE_BYTES = 65536
 #: Questions are cut to this many characters: nobody's question is longer, and it bounds query time.
@@ -43,15 +41,6 @@ def parse_request(line: bytes) -> tuple[str | None, str]:
     return qid, question[:MAX_QUESTION_CHARS]
 
 
-def fallback_answer(planner: Planner) -> tuple[list[str], list[dict[str, str]]]:
-    """A valid answer that needs no evidence: the first tables of the catalog and their joins."""
-    n = min(5, planner.layout.n_tables)
-    tables = list(range(n))
-    cat = planner.index.catalog
-    joins = [cat.relationships[r].as_dict() for r in planner._joins_among(tables)[:6]]
-    return [cat.tables[t].table_id for t in tables], joins
-
-
 def encode_answer(out: dict[str, Any]) -> bytes:
     """UTF-8 JSON; ASCII escapes only when a lone surrogate in the id cannot be sent as UTF-8."""
     try:
@@ -70,14 +59,13 @@ def _silence(stdout: IO[bytes]) -> None:
         pass
 
 
-def respond(qid: str, question: str, planner: Planner, embed: Callable[[str], QueryVectors]) -> bytes:
+def respond(qid: str, question: str, retriever: Retriever) -> bytes:
     try:
-        vectors = embed(question) if question.strip() else {}
-        ans: Answer = planner.answer(question, vectors)
-        ids, joins = ans.table_ids, ans.joins
+        result = retriever.search(question)
+        ids, joins = list(result.table_ids), list(result.joins)
     except Exception as e:  # noqa: BLE001 - any failure still owes the caller a valid answer
         _diag(f"query {qid[:80]!r}: {type(e).__name__}: {e}; answering with a default plan")
-        ids, joins = fallback_answer(planner)
+        ids, joins = retriever.fallback()
     out: dict[str, Any] = {"query_id": qid, "table_ids": ids, "joins": joins}
     line = encode_answer(out)
     if len(line) + 1 > MAX_RESPONSE_BYTES:
@@ -86,7 +74,7 @@ def respond(qid: str, question: str, planner: Planner, embed: Callable[[str], Qu
     return line
 
 
-def serve(planner: Planner, embed: Callable[[str], QueryVectors], stdin: IO[bytes], stdout: IO[bytes]) -> int:
+def serve(retriever: Retriever, stdin: IO[bytes], stdout: IO[bytes]) -> int:
     """Answer until EOF; returns the exit code (0 at EOF, 0 when the reader goes away)."""
     try:
         stdout.write(b'{"ready":true}\n')
@@ -105,7 +93,7 @@ def serve(planner: Planner, embed: Callable[[str], QueryVectors], stdin: IO[byte
             continue
         if qid is None:  # parse_request raises rather than return this; kept for the type checker
             continue
-        line = respond(qid, question, planner, embed)
+        line = respond(qid, question, retriever)
         try:
             stdout.write(line + b"\n")
             stdout.flush()
