@@ -3,15 +3,23 @@ PY        ?= python3
 VENV      := .venv
 BIN       := $(VENV)/bin
 PYTHON    := $(BIN)/python
+DEMO      := tests/fixtures/spider_mini
 SPIDER    ?= ../shared/data/spider
+# DATA=demo points eval, bench, warm-cache and replay at the shipped demo catalog: no ../shared needed.
+ifeq ($(DATA),demo)
+CATALOG   := $(DEMO)/catalog.json
+QUERIES   := $(DEMO)/queries.jsonl
+LABELS    := $(DEMO)/labels.jsonl
+INDEX     := build/demo-eval-index
+endif
 CATALOG   ?= $(SPIDER)/catalog.json
 SPLIT     ?= dev
 QUERIES   ?= $(SPIDER)/$(SPLIT)/queries.jsonl
 LABELS    ?= $(SPIDER)/$(SPLIT)/labels.jsonl
 INDEX     ?= build/index
-DEMO      := tests/fixtures/spider_mini
+FORMAT    ?= text
 
-.PHONY: install run test lint eval fit bench warm-cache replay bundle test-bundle test-robust bench-scale verify clean
+.PHONY: install run query test lint eval fit bench warm-cache replay bundle test-bundle test-robust bench-scale verify clean
 
 $(VENV)/.installed: requirements.txt requirements-dev.txt submission/requirements.txt submission/requirements-nodeps.txt
 	$(PY) -m venv $(VENV)
@@ -25,6 +33,12 @@ install: $(VENV)/.installed
 run: install
 	bash submission/build.sh --corpus $(DEMO)/catalog.json --index-dir build/demo-index
 	$(PYTHON) scripts/demo.py --index-dir build/demo-index --queries $(DEMO)/queries.jsonl --labels $(DEMO)/labels.jsonl
+
+# One question against the demo index that `make run` built: make query Q="..." [FORMAT=ddl|json|text]
+query: install
+	@test -n "$(Q)" || { echo 'usage: make query Q="your question" [FORMAT=ddl|json|text]' >&2; exit 2; }
+	@test -f build/demo-index/manifest.json || bash submission/build.sh --corpus $(DEMO)/catalog.json --index-dir build/demo-index
+	@$(PYTHON) -m retriever query --index-dir build/demo-index --format $(FORMAT) "$(Q)"
 
 test: install
 	$(PYTHON) -m pytest -q

@@ -90,6 +90,8 @@ def build_and_ask(catalog_path: Path, tmp_path: Path,
         want = {frozenset(j) for j in joins}
         assert want <= got_keys, (question, a.joins)
         assert not a.low_evidence
+        for stmt in a.ddl().split(");\n")[:-1]:  # the prompt DDL of imported odd names is valid SQL
+            sqlite3.connect(":memory:").execute(stmt + ");")
 
 
 def test_sqlite_folder_import_reads_schema_keys_and_samples(tmp_path: Path) -> None:
