@@ -75,6 +75,7 @@ def main(argv: list[str] | None = None) -> int:
     index = retriever.index
     print(f"index: {len(index.catalog.tables)} tables in {len(index.groups)} groups, "
           f"{len(index.catalog.relationships)} relationships; channels: {', '.join(index.channels)}\n")
+    print(legend() + "\n")
     hits = scored = 0
     for q in queries:
         qid, question = str(q.get("query_id", "")), str(q.get("question") or "")
@@ -89,7 +90,6 @@ def main(argv: list[str] | None = None) -> int:
     else:
         rate = hits / scored if scored else 0.0
         print(f"coverage {hits}/{scored} = {rate:.3f} (gold plan fully inside the 5 tables and joins)")
-    print("\n" + legend())
     return 0
 
 

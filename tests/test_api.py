@@ -22,6 +22,7 @@ from retriever.assess import DENSE_FLOOR, summarize_evidence
 from retriever.catalog import load_catalog
 from retriever.config import Settings
 from retriever.ddl import quote_ident
+from retriever.errors import ConfigError
 from retriever.explain import LEGEND
 from retriever.index import build_index
 
@@ -74,6 +75,8 @@ def test_low_evidence_for_nonsense_not_for_a_real_question(retriever: Retriever)
     assert "low evidence" in bad.explain() and "low evidence" in bad.ddl()
     assert json.loads(bad.render("json"))["low_evidence"] is True
     assert "WARNING" not in good.explain() and json.loads(good.render("json"))["warning"] == ""
+    with pytest.raises(ConfigError, match="'yaml' is not one of text, json, ddl"):
+        good.render("yaml")
 
 
 def test_dense_similarity_above_the_floor_counts_as_evidence(retriever: Retriever) -> None:

@@ -144,6 +144,7 @@ def test_cli_catalog_command_and_sample_rows_option(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("spec, message", [
     ("{tmp}/missing.sqlite", "no such file or folder"),
+    ("nosuchdialect://u:pw@host/db", "database nosuchdialect://u:\\*\\*\\*@host/db: NoSuchModuleError"),
     ("{tmp}/dbs/notes.txt", "not a SQLite file"),
     ("{tmp}/empty", "no SQLite files"),
 ])
@@ -153,7 +154,8 @@ def test_bad_sources_name_the_value(tmp_path: Path, spec: str, message: str) -> 
     spec = spec.format(tmp=tmp_path)
     with pytest.raises(CatalogError, match=message) as e:
         import_catalog([spec], tmp_path / "out.json")
-    assert spec in str(e.value)
+    assert ":pw@" not in str(e.value)
+    assert "://" in spec or spec in str(e.value)
     assert not (tmp_path / "out.json").exists()
 
 

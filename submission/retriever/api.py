@@ -16,6 +16,7 @@ import numpy as np
 from .assess import EvidenceSummary, by_relevance, confidence, summarize_evidence
 from .config import Settings
 from .ddl import render_ddl
+from .errors import ConfigError
 from .explain import explain
 from .index import Index, load_index, load_schema_details
 from .planner import Answer, Options, Planner, default_models
@@ -80,6 +81,8 @@ class SearchResult:
 
     def render(self, fmt: str) -> str:
         """The answer as `text` (explain), `json` (one object) or `ddl`."""
+        if fmt not in FORMATS:
+            raise ConfigError(f"format {fmt!r} is not one of {', '.join(FORMATS)}")
         if fmt == "json":
             return json.dumps(self.to_json(), ensure_ascii=False, indent=2)
         if fmt == "ddl":

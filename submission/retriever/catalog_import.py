@@ -127,6 +127,11 @@ def sample_value(v: Any) -> tuple[bool, Any]:
 def import_catalog(specs: Sequence[str], out: Path, sample_rows: int = 3,
                    log: Callable[[str], None] = lambda _m: None) -> str:
     """Read every source, write the benchmark-format catalog to `out` (atomically), return a summary."""
+    try:
+        import sqlalchemy  # noqa: F401
+    except ImportError:
+        raise CatalogError("catalog import needs SQLAlchemy, the optional 'import' extra: "
+                           "pip install sqlalchemy 'psycopg[binary]'") from None
     tables: list[dict[str, Any]] = []
     rels: list[dict[str, str]] = []
     used: set[str] = set()
@@ -158,7 +163,7 @@ def _engine(src: Source) -> Any:
     try:
         return sa.create_engine(src.url)
     except Exception as e:  # noqa: BLE001 - unknown dialect, missing driver: one line naming the database
-        raise CatalogError(f"database {src.label}: {scrub(str(e), src.secret)}") from None
+        raise CatalogError(f"database {src.label}: {type(e).__name__}: {scrub(str(e), src.secret)}") from None
 
 
 def _read_database(src: Source, sample_rows: int, used: set[str],
