@@ -159,6 +159,24 @@ def test_bad_sources_name_the_value(tmp_path: Path, spec: str, message: str) -> 
     assert not (tmp_path / "out.json").exists()
 
 
+def assert_cannot_write(spec: str) -> None:
+    """The importer's own connection refuses a write (SQLite: mode=ro; PostgreSQL: read-only transaction)."""
+    import sqlalchemy as sa
+
+    from retriever.catalog_import import _engine, read_only, resolve
+
+    engine = _engine(resolve([spec])[0])
+    try:
+        with read_only(engine) as conn, pytest.raises(sa.exc.DBAPIError, match="read-only|readonly"):
+            conn.execute(sa.text("CREATE TABLE intruder (x int)"))
+    finally:
+        engine.dispose()
+
+
+def test_sqlite_importer_connection_cannot_write(tmp_path: Path) -> None:
+    assert_cannot_write(str(make_sqlite_tree(tmp_path) / "shop.sqlite"))
+
+
 def test_one_unreadable_table_is_skipped_with_a_warning(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import sqlalchemy as sa
 
@@ -275,6 +293,10 @@ def test_postgres_import_schemas_keys_comments_and_odd_names(pg: Any, tmp_path: 
     }
     text = out.read_text(encoding="utf-8") + "\n".join(logs)
     assert READER_PASSWORD not in text and "r3ader%40pass" not in text
+
+
+def test_postgres_importer_connection_cannot_write(pg: Any) -> None:
+    assert_cannot_write(pg.url("shop", PG_PASSWORD))
 
 
 def test_postgres_round_trip_through_build_sh(pg: Any, tmp_path: Path) -> None:

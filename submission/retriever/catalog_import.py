@@ -13,7 +13,8 @@ import json
 import os
 import sqlite3
 import uuid
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -166,15 +167,22 @@ def _engine(src: Source) -> Any:
         raise CatalogError(f"database {src.label}: {type(e).__name__}: {scrub(str(e), src.secret)}") from None
 
 
+@contextmanager
+def read_only(engine: Any) -> Iterator[Any]:
+    """A connection whose transactions cannot write (PostgreSQL: READ ONLY; SQLite: opened mode=ro)."""
+    with engine.connect() as conn:
+        if conn.dialect.name == "postgresql":
+            conn.execution_options(postgresql_readonly=True)
+        yield conn
+
+
 def _read_database(src: Source, sample_rows: int, used: set[str],
                    log: Callable[[str], None]) -> tuple[list[dict[str, Any]], list[dict[str, str]]]:
     import sqlalchemy as sa
 
     engine = _engine(src)
     try:
-        with engine.connect() as conn:
-            if conn.dialect.name == "postgresql":
-                conn = conn.execution_options(postgresql_readonly=True)
+        with read_only(engine) as conn:
             insp = sa.inspect(conn)
             schemas = _schemas(insp, conn)
             groups = _group_names(src.database, schemas, used)
