@@ -60,8 +60,8 @@ def reasons(planner: Planner, answer: Answer) -> dict[str, str]:
 #: Every term the text output prints, in the order it appears; also in the README.
 LEGEND = (
     ("confidence", "expected coverage: summed probability of the candidate plans (table sets with their "
-                   "joins) that lie fully inside the answer; 0.73 means the answer holds the needed tables "
-                   "and joins with probability about 0.73 if the models are right"),
+                   "joins) that lie fully inside the answer; if the models are right, the chance that the "
+                   "answer holds every table and join the question needs"),
     ("low evidence", "no question term matches a table, column or sample value and dense similarity is "
                      "weak: the answer is a guess"),
     ("groups / group G p=", "databases (or schemas) with their probability of holding the question's tables"),
