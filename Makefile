@@ -19,7 +19,7 @@ LABELS    ?= $(SPIDER)/$(SPLIT)/labels.jsonl
 INDEX     ?= build/index
 FORMAT    ?= text
 
-.PHONY: install run query test lint eval fit bench warm-cache replay bundle test-bundle test-robust bench-scale verify clean
+.PHONY: install run query test lint eval fit fit-data cv reworded fake-api bench warm-cache replay bundle test-bundle test-robust bench-scale verify clean
 
 $(VENV)/.installed: requirements.txt requirements-dev.txt submission/requirements.txt submission/requirements-nodeps.txt
 	$(PY) -m venv $(VENV)
@@ -54,10 +54,44 @@ $(INDEX)/manifest.json: $(VENV)/.installed $(CATALOG) $(wildcard submission/retr
 eval: $(INDEX)/manifest.json
 	$(PYTHON) -m retriever eval --index-dir $(INDEX) --queries $(QUERIES) --labels $(LABELS) $(EVAL_ARGS)
 
-# Weights are fitted on Spider train only, never on dev.
-fit: install
-	bash submission/build.sh --corpus $(CATALOG) --index-dir build/fit-index
-	$(PYTHON) scripts/fit.py --index-dir build/fit-index --queries $(SPIDER)/train/queries.jsonl --labels $(SPIDER)/train/labels.jsonl
+# Weights are fitted on Spider train and BIRD train (every 2nd question) plus reworded copies of both (every
+# 4th), never on dev; `make cv` reports database-grouped 5-fold cross-validation, the calibration table and,
+# with ABLATE=piece, a retrained ablation. Evidence is kept in build/evcache between runs.
+BIRD      ?= ../shared/data/bird-train
+FIT_SETS   = --set spider=build/spider,$(SPIDER)/train/queries.jsonl,$(SPIDER)/train/labels.jsonl \
+             --set bird=build/bird,$(BIRD)/train/queries.jsonl,$(BIRD)/train/labels.jsonl,2 \
+             --set spider_rw=build/spider,build/spider_train_rw.jsonl,$(SPIDER)/train/labels.jsonl,4 \
+             --set bird_rw=build/bird,build/bird_reworded_all.jsonl,$(BIRD)/train/labels.jsonl,4
+CV_SETS    = --every 4 --set spider=build/spider,$(SPIDER)/train/queries.jsonl,$(SPIDER)/train/labels.jsonl \
+             --set bird=build/bird,$(BIRD)/train/queries.jsonl,$(BIRD)/train/labels.jsonl
+
+fit-data: install
+	bash submission/build.sh --corpus $(SPIDER)/catalog.json --index-dir build/spider
+	bash submission/build.sh --corpus $(BIRD)/catalog.json --index-dir build/bird
+	$(PYTHON) scripts/reword.py --catalog $(SPIDER)/catalog.json --queries $(SPIDER)/train/queries.jsonl \
+	  --labels $(SPIDER)/train/labels.jsonl --out build/spider_train_rw.jsonl
+	$(PYTHON) scripts/reword.py --catalog $(BIRD)/catalog.json --queries $(BIRD)/train/queries.jsonl \
+	  --labels $(BIRD)/train/labels.jsonl --out build/bird_reworded_all.jsonl
+
+fit: fit-data
+	$(PYTHON) scripts/fit.py --evidence-cache build/evcache $(FIT_SETS)
+
+cv: fit-data
+	$(PYTHON) scripts/fit.py --evidence-cache build/evcache --cv 5 $(CV_SETS) $(if $(ABLATE),--ablate $(ABLATE))
+
+# Robustness to rewording: Spider dev with schema words swapped for WordNet synonyms, and the same questions
+# as written (both scored with the shipped weights on the dev catalog's index).
+reworded: $(INDEX)/manifest.json
+	$(PYTHON) scripts/reword.py --catalog $(CATALOG) --queries $(QUERIES) --labels $(LABELS) --out build/reworded.jsonl
+	$(PYTHON) -c "import json,sys; ids={json.loads(l)['query_id'] for l in open('build/reworded.jsonl')}; \
+	  [sys.stdout.write(l) for l in open('$(QUERIES)') if json.loads(l)['query_id'] in ids]" > build/reworded-orig.jsonl
+	$(PYTHON) -m retriever eval --quiet --index-dir $(INDEX) --queries build/reworded-orig.jsonl --labels $(LABELS)
+	$(PYTHON) -m retriever eval --quiet --index-dir $(INDEX) --queries build/reworded.jsonl --labels $(LABELS)
+
+# Item 5 of issue 10: a local fake Jina serving the local model's own vectors, then serving noise.
+fake-api: install
+	$(PYTHON) scripts/fake_api_runs.py --serve local --catalog $(CATALOG) --queries $(QUERIES) --labels $(LABELS)
+	$(PYTHON) scripts/fake_api_runs.py --serve noise --catalog $(CATALOG) --queries $(QUERIES) --labels $(LABELS)
 
 verify: install
 	$(PY) ../shared/bench/verify.py --submission submission --catalog $(CATALOG) --queries $(QUERIES) --labels $(LABELS)

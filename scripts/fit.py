@@ -1,80 +1,374 @@
-"""Fit the group and plan models on labelled questions (Spider train only) and write retriever/weights.json.
+"""Fit the group and plan models on Spider train and BIRD train, with database-grouped cross-validation.
 
-Usage: python scripts/fit.py --index-dir DIR --queries train/queries.jsonl --labels train/labels.jsonl
+Each training set is a (catalog index, questions, labels) triple; the same planner code that serves picks the
+candidate plans and computes the features, so training and serving cannot drift. `--cv K` reports coverage on
+held-out databases (folds grouped by database, never a database split across train and validation) and writes
+the out-of-fold calibration data; without it, the models are fitted on everything and written to weights.json.
+
+Usage: python scripts/fit.py --set spider=INDEX,QUERIES,LABELS --set bird=INDEX,QUERIES,LABELS [--cv 5]
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import os
+import pickle
 import sys
+import time
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Any
 
+import networkx as nx
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from retriever import plans  # noqa: E402
+from retriever.channels import Evidence  # noqa: E402
 from retriever.config import Settings  # noqa: E402
-from retriever.evaluation import read_jsonl  # noqa: E402
-from retriever.features import GROUP_FEATURES, PLAN_FEATURES, group_features, plan_features  # noqa: E402
+from retriever.evaluation import covered, read_jsonl  # noqa: E402
+from retriever.features import (  # noqa: E402
+    CONFIDENCE_FEATURES,
+    GROUP_FEATURES,
+    PLAN_FEATURES,
+    confidence_features,
+    group_features,
+)
 from retriever.index import load_index  # noqa: E402
 from retriever.model import WEIGHTS_PATH, WEIGHTS_VERSION, SoftmaxModel, fit_softmax  # noqa: E402
-from retriever.planner import Options, Planner  # noqa: E402
-from retriever.plans import enumerate_plans, plan_pool  # noqa: E402
+from retriever.planner import Models, Options, Planner  # noqa: E402
 from retriever.runtime import query_embedders  # noqa: E402
 
 MODELS = ("group", "plan", "group_lexical", "plan_lexical")
+#: The largest plan an answer of 5 tables can cover; bigger gold plans are left out of fitting.
+MAX_TABLES = 5
+SEED = 13
+CALIBRATION_FOLDS = 5
+
+
+@dataclass
+class Question:
+    set_name: str
+    query_id: str
+    question: str
+    db: str
+    plans: list[dict[str, Any]]
+    group: int
+    tables: tuple[int, ...]
+    #: Evidence with every channel live, and with the embedding channels off (the lexical models' input).
+    ev: Evidence
+    ev_lexical: Evidence
+
+
+@dataclass
+class TrainingSet:
+    name: str
+    planner: Planner
+    questions: list[Question]
+    #: The catalog's index folder: sets on one catalog (a set and its reworded copy) share database folds.
+    source: str = ""
+    #: query id -> model -> its training row (features, gold position), made once and reused by every fold.
+    rows: dict[str, dict[str, tuple[np.ndarray, int]]] = field(default_factory=dict)
+
+    def training_rows(self, q: Question) -> dict[str, tuple[np.ndarray, int]]:
+        if q.query_id not in self.rows:
+            got: dict[str, tuple[np.ndarray, int]] = {}
+            for suffix, ev in (("", q.ev), ("_lexical", q.ev_lexical)):
+                got["group" + suffix] = (group_features(ev, self.planner.groups), q.group)
+                plans, feats = self.planner.plan_matrix(ev, q.group)
+                gold = [i for i, p in enumerate(plans) if p.tables == q.tables]
+                if gold:
+                    got["plan" + suffix] = (feats, gold[0])
+            self.rows[q.query_id] = got
+        return self.rows[q.query_id]
+
+
+def usable(label: dict[str, Any], known: set[str]) -> bool:
+    """Plans a 5-table answer can cover, on tables the catalog has (BIRD has empty and unresolved ones)."""
+    plans = label.get("plans") or []
+    if not plans or label.get("unresolved_tables"):
+        return False
+    return any(p["tables"] and len(p["tables"]) <= MAX_TABLES and set(p["tables"]) <= known for p in plans)
+
+
+def lexical_options(planner: Planner, opts: Options) -> Options:
+    chans = planner.index.channels
+    off = {c for c in chans if c.startswith("dense:")} | {f"late:{c.split(':', 1)[1]}" for c in chans
+                                                          if c.startswith("multi:")}
+    return replace(opts, disabled_channels=opts.disabled_channels | frozenset(off))
+
+
+def load_set(spec: str, settings: Settings, opts: Options, every: int, cache: Path | None) -> TrainingSet:
+    name, _, paths = spec.partition("=")
+    parts = paths.split(",")
+    index_dir, queries_path, labels_path = (Path(p) for p in parts[:3])
+    every = int(parts[3]) if len(parts) > 3 else every
+    index = load_index(index_dir)
+    planner = Planner(index, Models.uniform())
+    embed = query_embedders(settings, index, offline=False)
+    labels = {row["query_id"]: row for row in read_jsonl(labels_path)}
+    pos = {t.table_id: i for i, t in enumerate(index.catalog.tables)}
+    gpos = {g: i for i, g in enumerate(index.groups)}
+    lex = lexical_options(planner, opts)
+    out = []
+    rows = read_jsonl(queries_path)[::every]
+    key = hashlib.sha256(f"{spec}|{every}|{evidence_digest()}".encode()).hexdigest()[:16]
+    if cache is not None and (cache / f"{name}-{key}.pkl").exists():
+        with open(cache / f"{name}-{key}.pkl", "rb") as f:  # our own file, written below
+            return TrainingSet(name, planner, pickle.load(f), str(index_dir))  # noqa: S301
+    t0 = time.monotonic()
+    for n, q in enumerate(rows):
+        label = labels[q["query_id"]]
+        if not usable(label, set(pos)):
+            continue
+        plan = next(p for p in label["plans"] if p["tables"] and set(p["tables"]) <= set(pos))
+        tables = tuple(sorted(pos[t] for t in plan["tables"]))
+        vectors = embed(q["question"])
+        out.append(Question(name, q["query_id"], q["question"], index.catalog.tables[tables[0]].group,
+                            label["plans"], gpos[index.catalog.tables[tables[0]].group], tables,
+                            planner.evidence(q["question"], vectors, opts),
+                            planner.evidence(q["question"], vectors, lex)))
+        if n % 2000 == 0:
+            print(f"fit: {name} {n}/{len(rows)} questions ({time.monotonic() - t0:.0f}s)", file=sys.stderr, flush=True)
+    if cache is not None:
+        cache.mkdir(parents=True, exist_ok=True)
+        with open(cache / f"{name}-{key}.pkl", "wb") as f:
+            pickle.dump(out, f, protocol=pickle.HIGHEST_PROTOCOL)
+    return TrainingSet(name, planner, out, str(index_dir))
+
+
+def samples(sets: Iterable[TrainingSet], keep: set[tuple[str, str]] | None = None
+            ) -> tuple[dict[str, list[tuple[np.ndarray, int]]], int, int]:
+    """Training samples for the four models; `keep` restricts to (set, database) pairs (a CV fold)."""
+    out: dict[str, list[tuple[np.ndarray, int]]] = {k: [] for k in MODELS}
+    found = total = 0
+    for ts in sets:
+        for q in ts.questions:
+            if keep is not None and (ts.source, q.db) not in keep:
+                continue
+            total += 1
+            rows = ts.training_rows(q)
+            found += int("plan" in rows)
+            for name, row in rows.items():
+                out[name].append(row)
+    return out, found, total
+
+
+def fit_all(data: dict[str, list[tuple[np.ndarray, int]]], confidence: SoftmaxModel | None = None) -> Models:
+    m = {name: fit_softmax(data[name], GROUP_FEATURES if name.startswith("group") else PLAN_FEATURES)
+         for name in MODELS}
+    return Models(m["group"], m["plan"], m["group_lexical"], m["plan_lexical"], confidence)
+
+
+def fit_confidence(outcomes: Sequence[Outcome]) -> SoftmaxModel:
+    """Logistic calibration of P(answer covers the question), as a two-way softmax against a zero row."""
+    return fit_softmax([(np.stack([np.zeros_like(o.x), o.x]), int(o.hit)) for o in outcomes], CONFIDENCE_FEATURES)
+
+
+def calibrated(model: SoftmaxModel, x: np.ndarray) -> float:
+    return float(model.probs(np.stack([np.zeros_like(x), x]))[1])
+
+
+def folds(sets: Sequence[TrainingSet], k: int) -> list[set[tuple[str, str]]]:
+    """Databases dealt into k folds in a seeded order: a database's questions stay in one fold."""
+    dbs = sorted({(ts.source, q.db) for ts in sets for q in ts.questions})
+    rng = np.random.default_rng(SEED)
+    order = rng.permutation(len(dbs))
+    out: list[set[tuple[str, str]]] = [set() for _ in range(k)]
+    for i, j in enumerate(order):
+        out[i % k].add(dbs[j])
+    return out
+
+
+@dataclass
+class Outcome:
+    set_name: str
+    query_id: str
+    size: int
+    hit: bool
+    routed: bool
+    expected: float
+    kind: str
+    source: str
+    db: str
+    #: CONFIDENCE_FEATURES of the answer (the calibration's input).
+    x: np.ndarray
+
+
+def judge(ts: TrainingSet, planner: Planner, q: Question, opts: Options) -> Outcome:
+    a = planner.decide(q.ev, opts)
+    hit = covered(q.plans, a.table_ids, a.joins)
+    routed = next(iter(a.group_probs), "") == q.db
+    size = len(q.tables)
+    kind = "hit"
+    if not hit:
+        gold_ids = {planner.index.catalog.tables[t].table_id for t in q.tables}
+        kind = "wrong database" if not routed else ("missing tables" if not gold_ids <= set(a.table_ids)
+                                                      else "missing join")
+    top = next(iter(a.group_probs.values()), 0.0)
+    return Outcome(ts.name, q.query_id, size, hit, routed, a.selection.expected, kind, ts.source, q.db,
+                   confidence_features(q.ev, a.selection.expected, top))
+
+
+#: Retrained ablations (`--cv K --ablate PIECE`): what switching one new piece off costs on held-out folds.
+ABLATIONS = ("entity_home", "links", "five_tables", "bird_training", "reworded_training")
+
+
+def ablate(sets: Sequence[TrainingSet], piece: str, opts: Options) -> tuple[Options, frozenset[str]]:
+    """Switch `piece` off for a whole CV run: features zeroed in training and serving, candidates cut, or
+    training sets left out (they are still evaluated). Returns the options and the sets not trained on."""
+    off: set[str] = set()
+    skip: set[str] = set()
+    if piece == "entity_home":
+        off = {"entity_home"}
+    elif piece == "links":
+        off = {"links"}
+        for ts in sets:
+            ts.planner.links = nx.Graph()
+    elif piece == "five_tables":
+        off = {"size5"}
+        plans.MAX_PLAN_TABLES = 4
+    elif piece == "bird_training":
+        skip = {ts.name for ts in sets if ts.name.startswith("bird")}
+    elif piece == "reworded_training":
+        skip = {ts.name for ts in sets if ts.name.endswith("_rw")}
+    return replace(opts, disabled_features=opts.disabled_features | frozenset(off)), frozenset(skip)
+
+
+def zeroed(data: dict[str, list[tuple[np.ndarray, int]]], off: frozenset[str]
+           ) -> dict[str, list[tuple[np.ndarray, int]]]:
+    """Training without a feature: its column is zero, so its weight fits to nothing."""
+    out = {}
+    for name, rows in data.items():
+        names = GROUP_FEATURES if name.startswith("group") else PLAN_FEATURES
+        cols = [i for i, n in enumerate(names) if n in off]
+        out[name] = rows if not cols else [(_without(x, cols), y) for x, y in rows]
+    return out
+
+
+def _without(x: np.ndarray, cols: list[int]) -> np.ndarray:
+    x = x.copy()
+    x[:, cols] = 0.0
+    return x
+
+
+def cross_validate(sets: Sequence[TrainingSet], k: int, opts: Options, skip: frozenset[str] = frozenset()
+                   ) -> list[Outcome]:
+    outcomes: list[Outcome] = []
+    for i, held in enumerate(folds(sets, k)):
+        train = {db for j, f in enumerate(folds(sets, k)) if j != i for db in f}
+        data, _, _ = samples([ts for ts in sets if ts.name not in skip], train)
+        models = fit_all(zeroed(data, opts.disabled_features))
+        for ts in sets:
+            planner = ts.planner.with_models(models)
+            outcomes.extend(judge(ts, planner, q, opts) for q in ts.questions if (ts.source, q.db) in held)
+        print(f"fit: fold {i + 1}/{k} done", file=sys.stderr, flush=True)
+    return outcomes
+
+
+def calibration(outcomes: Sequence[Outcome], k: int) -> tuple[list[float], list[str]]:
+    """Held-out calibrated confidence per outcome (the calibration of each database fold is fitted on the
+    others' out-of-fold outcomes) and the 10-bin reliability table with its expected calibration error."""
+    dbs = sorted({(o.source, o.db) for o in outcomes})
+    order = np.random.default_rng(SEED).permutation(len(dbs))
+    fold = {dbs[j]: i % k for i, j in enumerate(order)}
+    probs = [0.0] * len(outcomes)
+    for i in range(k):
+        model = fit_confidence([o for o in outcomes if fold[(o.source, o.db)] != i])
+        for n, o in enumerate(outcomes):
+            if fold[(o.source, o.db)] == i:
+                probs[n] = calibrated(model, o.x)
+    lines = []
+    for name in sorted({o.set_name for o in outcomes}) + ["all"]:
+        idx = [n for n, o in enumerate(outcomes) if name in ("all", o.set_name)]
+        ece = 0.0
+        lines.append(f"calibration {name} (10 bins: questions, mean predicted, observed):")
+        for b in range(10):
+            sel = [n for n in idx if b / 10 <= probs[n] < (b + 1) / 10 or (b == 9 and probs[n] >= 1.0)]
+            if sel:
+                p = float(np.mean([probs[n] for n in sel]))
+                h = float(np.mean([outcomes[n].hit for n in sel]))
+                ece += len(sel) / len(idx) * abs(p - h)
+                lines.append(f"  {b / 10:.1f}-{(b + 1) / 10:.1f}: n={len(sel):5d} predicted={p:.3f} observed={h:.3f}")
+        lines.append(f"  ECE {ece:.4f}")
+    return probs, lines
+
+
+def report(outcomes: Sequence[Outcome]) -> list[str]:
+    lines = []
+    for name in sorted({o.set_name for o in outcomes}):
+        mine = [o for o in outcomes if o.set_name == name]
+        hits = sum(o.hit for o in mine)
+        lines.append(f"{name}: coverage {hits / len(mine):.4f} ({hits}/{len(mine)}), "
+                     f"routing {np.mean([o.routed for o in mine]):.4f}")
+        for size in sorted({o.size for o in mine}):
+            s = [o for o in mine if o.size == size]
+            lines.append(f"  plan tables {size}: {np.mean([o.hit for o in s]):.4f} ({sum(o.hit for o in s)}/{len(s)})")
+        kinds = {kd: sum(o.kind == kd for o in mine) for kd in ("wrong database", "missing tables", "missing join")}
+        lines.append("  misses: " + ", ".join(f"{kd} {n}" for kd, n in kinds.items()))
+    return lines
+
+
+def evidence_digest() -> str:
+    """Evidence depends on these sources only: a cached evidence file is reused while they are unchanged."""
+    return _digest(("channels.py", "documents.py", "text.py", "fusion.py", "lexical.py"))
+
+
+def code_digest() -> str:
+    """Which code the weights were fitted with: a hash of the package sources that make features and plans."""
+    return _digest(("channels.py", "features.py", "plans.py", "planner.py", "model.py", "documents.py", "text.py",
+                    "fusion.py", "lexical.py"))
+
+
+def _digest(names: Sequence[str]) -> str:
+    h = hashlib.sha256()
+    pkg = Path(__file__).resolve().parent.parent / "submission" / "retriever"
+    for name in names:
+        h.update((pkg / name).read_bytes())
+    return h.hexdigest()[:16]
 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__)
-    ap.add_argument("--index-dir", required=True, type=Path)
-    ap.add_argument("--queries", required=True, type=Path)
-    ap.add_argument("--labels", required=True, type=Path)
+    ap.add_argument("--set", action="append", required=True, help="NAME=INDEX_DIR,QUERIES,LABELS[,EVERY]")
+    ap.add_argument("--cv", type=int, default=0, help="report K-fold database-grouped CV instead of fitting")
+    ap.add_argument("--every", type=int, default=1, help="every Nth question of each set (quick experiments)")
+    ap.add_argument("--evidence-cache", type=Path, help="keep each set's computed evidence here between runs")
+    ap.add_argument("--ablate", choices=ABLATIONS, help="with --cv: retrain and evaluate with this piece off")
+    ap.add_argument("--outcomes", type=Path, help="with --cv: write each held-out outcome here as JSONL")
     ap.add_argument("--out", type=Path, default=WEIGHTS_PATH)
     args = ap.parse_args(argv)
     settings = Settings.from_env(os.environ)
-    index = load_index(args.index_dir)
-    planner = Planner(index, SoftmaxModel.uniform(GROUP_FEATURES), SoftmaxModel.uniform(PLAN_FEATURES))
-    embed = query_embedders(settings, index, offline=False)
-    labels = {row["query_id"]: row for row in read_jsonl(args.labels)}
-    queries = read_jsonl(args.queries)
-    pos = {t.table_id: i for i, t in enumerate(index.catalog.tables)}
-    gpos = {g: i for i, g in enumerate(index.groups)}
-    samples: dict[str, list[tuple[np.ndarray, int]]] = {k: [] for k in MODELS}
-    recall = 0
     opts = Options(rrf_k=settings.rrf_k)
-    lexical_opts = Options(rrf_k=settings.rrf_k,
-                           disabled_channels=frozenset(c for c in index.channels if c.startswith(("dense:", "multi:")))
-                           | frozenset(f"late:{c.split(':', 1)[1]}" for c in index.channels if c.startswith("multi:")))
-    for n, q in enumerate(queries):
-        plan = labels[q["query_id"]]["plans"][0]
-        gold_tables = tuple(sorted(pos[t] for t in plan["tables"]))
-        g = gpos[index.catalog.tables[gold_tables[0]].group]
-        vectors = embed(q["question"])
-        for suffix, o in (("", opts), ("_lexical", lexical_opts)):
-            ev = planner.evidence(q["question"], vectors, o)
-            samples["group" + suffix].append((group_features(ev, planner.groups), g))
-            members = planner.members[g]
-            forced = [t for t in members if ev.name_match[t] >= 1.0 or ev.phrase_hits[t] > 0]
-            plans = enumerate_plans(g, plan_pool(members, ev.fused, index.graph, forced), ev.fused, index.graph)
-            gold = [i for i, p in enumerate(plans) if p.tables == gold_tables]
-            if gold:
-                recall += int(suffix == "")
-                samples["plan" + suffix].append((plan_features(ev, plans, members), gold[0]))
-        if n % 500 == 0:
-            print(f"fit: {n}/{len(queries)} questions", file=sys.stderr, flush=True)
-    print(f"fit: gold plan among candidates for {recall}/{len(queries)} questions", file=sys.stderr)
-    models = {}
-    for name in MODELS:
-        m = fit_softmax(samples[name], GROUP_FEATURES if name.startswith("group") else PLAN_FEATURES)
-        acc = np.mean([int(np.argmax(m.logits(x)) == y) for x, y in samples[name]])
+    sets = [load_set(s, settings, opts, args.every, args.evidence_cache) for s in args.set]
+    if args.cv:
+        cv_opts, skip = ablate(sets, args.ablate, opts) if args.ablate else (opts, frozenset())
+        outcomes = cross_validate(sets, args.cv, cv_opts, skip)
+        print("\n".join(report(outcomes)))
+        probs, lines = calibration(outcomes, args.cv)
+        print("\n".join(lines))
+        if args.outcomes:
+            with open(args.outcomes, "w", encoding="utf-8") as f:
+                for o, p in zip(outcomes, probs, strict=True):
+                    f.write(json.dumps({**o.__dict__, "x": o.x.round(6).tolist(), "confidence": round(p, 6)}) + "\n")
+        return 0
+    # The confidence calibration needs out-of-fold answers: a 5-fold pass first, then the full fit.
+    conf = fit_confidence(cross_validate(sets, CALIBRATION_FOLDS, opts))
+    data, found, total = samples(sets)
+    print(f"fit: gold plan among candidates for {found}/{total} questions", file=sys.stderr)
+    models = fit_all(data, conf)
+    fitted = {name: getattr(models, name) for name in MODELS}
+    for name, m in fitted.items():
+        acc = np.mean([int(np.argmax(m.logits(x)) == y) for x, y in data[name]])
         print(f"fit: {name} model train top-1 accuracy {acc:.4f}", file=sys.stderr)
-        models[name] = m.to_json()
-    data = {"version": WEIGHTS_VERSION, "fitted_on": str(args.queries.name), "channels": index.channels,
-            "models": models}
-    args.out.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
+    out = {"version": WEIGHTS_VERSION, "fitted_on": {ts.name: len(ts.questions) for ts in sets},
+           "every": args.every, "code": code_digest(), "channels": sets[0].planner.index.channels,
+           "models": {**{k: m.to_json() for k, m in fitted.items()}, "confidence": conf.to_json()}}
+    args.out.write_text(json.dumps(out, indent=1) + "\n", encoding="utf-8")
     print(f"fit: wrote {args.out}", file=sys.stderr)
     return 0
 

@@ -877,7 +877,7 @@ def profile(code_root: Path, index: Path, qs: list[dict[str, Any]]) -> str:
     pr = cProfile.Profile()
     pr.enable()
     idx = load_index(index)
-    planner = Planner(idx, *default_models())
+    planner = Planner(idx, default_models())
     pr.disable()
     pstats.Stats(pr, stream=out).sort_stats("cumulative").print_stats(18)
     pr = cProfile.Profile()

@@ -8,6 +8,7 @@ from __future__ import annotations
 import hashlib
 import json
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from types import TracebackType
@@ -54,8 +55,13 @@ class Failure:
 class FakeJina:
     """Context manager: `with FakeJina() as fake: fake.base_url ...`; `fake.requests` records every call."""
 
-    def __init__(self, api_key: str = API_KEY) -> None:
+    def __init__(self, api_key: str = API_KEY, dense: Callable[[list[str]], np.ndarray] | None = None,
+                 multi: bool = True) -> None:
+        """`dense` computes the embeddings' vectors instead of the per-text noise (a real model served as
+        Jina); `multi=False` answers the multi-vector endpoint with 404 (no late-interaction channel)."""
         self.api_key = api_key
+        self.dense = dense
+        self.multi = multi
         self.requests: list[Recorded] = []
         self.base_url = ""
         self._failure: Failure | None = None
@@ -120,7 +126,7 @@ class FakeJina:
             self.requests.append(Recorded(path, headers, body))
         if headers.get("Authorization") != f"Bearer {self.api_key}":
             return _json(401, {"detail": "AUTH_INVALID_API_KEY: invalid or missing API key"})
-        if path not in ("/v1/embeddings", "/v1/multi-vector"):
+        if path not in ("/v1/embeddings", "/v1/multi-vector") or (path == "/v1/multi-vector" and not self.multi):
             return _json(404, {"detail": "Not Found"})
         if not isinstance(body, dict) or not isinstance(body.get("input"), list):
             return _json(422, {"error": {"message": "body must be JSON with an 'input' list"}})
@@ -141,9 +147,11 @@ class FakeJina:
         dim = int(body.get("dimensions") or (1024 if path == "/v1/embeddings" else 128))
         dim = dim - 1 if kind == "wrong_dim" else dim
         out: list[dict[str, Any]] = []
+        served = self.dense(list(body["input"])) if self.dense is not None and path == "/v1/embeddings" else None
         for i, text in enumerate(body["input"]):
             if path == "/v1/embeddings":
-                item: dict[str, Any] = {"index": i, "embedding": vector(text, dim).tolist()}
+                v = served[i] if served is not None else vector(text, dim)
+                item: dict[str, Any] = {"index": i, "embedding": [float(x) for x in v]}
             else:
                 toks = tokens(text, str(body.get("input_type")))
                 item = {"index": i, "embeddings": [vector(t, dim, "multi").tolist() for t in toks]}

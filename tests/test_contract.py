@@ -486,3 +486,29 @@ def test_demo_script_prints_reasons_joins_and_coverage(built_index: Path,
     assert out.count("  joins: ") == len(queries)
     assert out.count("  gold:  ") == len(queries)
     assert out.rstrip().splitlines()[-1].startswith("coverage ") and f"/{len(queries)} = " in out
+
+
+def test_rrf_k_setting_reaches_the_server(built_index: Path, tmp_path: Path) -> None:
+    """RETRIEVER_RRF_K is read by the entry point and changes the server's fusion (it once reached eval only)."""
+    questions = [q["question"] for q in read_jsonl(MINI_DIR / "queries.jsonl")]
+
+    def answers(k: str | None) -> list[bytes]:
+        env = sealed_env(tmp_path / f"cache-{k}")
+        if k is not None:
+            env["RETRIEVER_RRF_K"] = k
+        s = Search(built_index, env)
+        try:
+            s.wait_ready()
+            out = []
+            for i, q in enumerate(questions):
+                s.send({"query_id": f"k{i}", "question": q})
+                raw = s.read()
+                assert raw is not None
+                out.append(raw)
+            return out
+        finally:
+            s.close()
+
+    default, again, flat = answers(None), answers("60"), answers("1")
+    assert default == again
+    assert default != flat

@@ -177,7 +177,7 @@ def test_api_faults_mixed_with_traffic(
     """Every question gets a valid answer whatever the API does; failing channels are skipped, then return."""
     settings, index_dir = jina_index(fake, tmp_path)
     index = load_index(index_dir)
-    planner = Planner(index, *default_models())
+    planner = Planner(index, default_models())
     embed = live_embedders(settings, index)
     live: list[tuple[str, list[str]]] = []
     phase_name = ["?"]
@@ -238,7 +238,7 @@ def test_api_down_at_build_leaves_the_channels_out(fake: FakeJina, tmp_path: Pat
     assert not any(API_KEY in m for m in logs)
     # The server built on it needs no API at all.
     index = load_index(tmp_path / "index")
-    answer = Planner(index, *default_models()).answer("singers", live_embedders(settings, index)("singers"))
+    answer = Planner(index, default_models()).answer("singers", live_embedders(settings, index)("singers"))
     assert len(answer.table_ids) == 5
 
 
@@ -453,7 +453,7 @@ def test_garbage_cache_file_degrades_to_memory(tmp_path: Path) -> None:
 def serve_in_process(settings: Settings, index_dir: Path, prefix: str) -> list[bytes]:
     """QUESTIONS through serve() with the live embedders; the answer lines after the ready line."""
     index = load_index(index_dir)
-    planner = Planner(index, *default_models())
+    planner = Planner(index, default_models())
     stdout = io.BytesIO()
     lines = [json.dumps({"query_id": f"{prefix}{i}", "question": q}).encode() + b"\n"
              for i, q in enumerate(QUESTIONS)]

@@ -88,7 +88,7 @@ ENROLL_STUDENT, ENROLL_COURSE, COURSE_TEACHER, ORDER_PERSON, ORDER_PRODUCT, PROD
 def planner(tmp_path_factory: pytest.TempPathFactory) -> Planner:
     index_dir = tmp_path_factory.mktemp("handmade") / "index"
     build_index(parse_catalog(CATALOG), index_dir, dense=None, log=lambda _m: None)
-    return Planner(load_index(index_dir), *default_models())
+    return Planner(load_index(index_dir), default_models())
 
 
 @pytest.fixture(scope="module")
@@ -174,14 +174,14 @@ def test_small_catalog_answers_every_table(tmp_path: Path) -> None:
                       {"table_id": "h.c", "columns": ["y"]}],
            "relationships": [_rel("g.a", "x", "g.b", "x")]}
     build_index(parse_catalog(cat), tmp_path / "idx", log=lambda _m: None)
-    ans = Planner(load_index(tmp_path / "idx"), *default_models()).answer("a and b")
+    ans = Planner(load_index(tmp_path / "idx"), default_models()).answer("a and b")
     assert sorted(ans.table_ids) == ["g.a", "g.b", "h.c"]
     assert ans.joins == [_rel("g.a", "x", "g.b", "x")]
 
 
 def test_mini_spider_questions_in_process(mini_index: Index) -> None:
     """The attributed Spider subset: valid answers, gold plans covered, shared names kept apart."""
-    planner = Planner(mini_index, *default_models())
+    planner = Planner(mini_index, default_models())
     keys = catalog_keys(MINI_CATALOG)
     labels = {row["query_id"]: row for row in read_jsonl(MINI_DIR / "labels.jsonl")}
     hits = 0
@@ -200,7 +200,7 @@ def test_every_ablation_switch_still_answers_validly(tmp_path: Path) -> None:
     fake = HashEmbedder(dim=32, name="fake")
     index_dir = tmp_path / "index"
     build_index(load_catalog(MINI_CATALOG), index_dir, dense={"local": fake}, log=lambda _m: None)
-    planner = Planner(load_index(index_dir), *default_models())
+    planner = Planner(load_index(index_dir), default_models())
     keys = catalog_keys(MINI_CATALOG)
     names = switches(planner.index.channels)
     assert "dense:local" in names and "values" in names and "cov_all" in names
@@ -242,8 +242,9 @@ def test_enumerate_plans_caps_plan_size() -> None:
     plans = enumerate_plans(0, list(range(6)), np.ones(6), g)
     assert max(len(p.tables) for p in plans) == MAX_PLAN_TABLES
     chains = [p for p in plans if p.connected and len(p.tables) == MAX_PLAN_TABLES]
-    assert {p.tables for p in chains} == {(0, 1, 2, 3), (1, 2, 3, 4), (2, 3, 4, 5)}
-    assert Plan(0, (0, 1, 2, 3), (0, 1, 2), True) in chains
+    m = MAX_PLAN_TABLES
+    assert {p.tables for p in chains} == {tuple(range(i, i + m)) for i in range(6 - m + 1)}
+    assert Plan(0, tuple(range(m)), tuple(range(m - 1)), True) in chains
 
 
 def test_plan_pool_adds_bridges_between_top_tables() -> None:
@@ -253,10 +254,10 @@ def test_plan_pool_adds_bridges_between_top_tables() -> None:
     relevance = np.full(n, 0.1)
     relevance[[1, 2]] = 0.0
     relevance[[0, 3]] = 1.0
-    relevance[n - 4:] = 0.5
+    relevance[n - (POOL_SIZE - 2):] = 0.5
     pool = plan_pool(list(range(n)), relevance, g)
     assert {1, 2} <= set(pool), "bridge 0-1-2-3 between two top tables"
-    assert not {5, 6, 7} & set(pool), "a path of more than MAX_BRIDGE_EDGES is no bridge"
+    assert not {4, 5, 6} & set(pool), "a path of more than MAX_BRIDGE_EDGES is no bridge"
     assert len(pool) == POOL_SIZE + 2
     assert pool == sorted(pool)
     small = plan_pool([4, 2, 9], relevance, g)
@@ -312,7 +313,7 @@ def test_one_huge_group_stays_bounded(tmp_path: Path) -> None:
               "right_table": tables[(i * 7) % 600]["table_id"], "right_column": "id"} for i in range(1, 600)]
     catalog = {"tables": tables, "relationships": rels}
     build_index(parse_catalog(catalog), tmp_path / "index", log=lambda _m: None)
-    planner = Planner(load_index(tmp_path / "index"), *default_models())
+    planner = Planner(load_index(tmp_path / "index"), default_models())
     path = tmp_path / "catalog.json"
     path.write_text(json.dumps(catalog), encoding="utf-8")
     keys = catalog_keys(path)

@@ -27,7 +27,7 @@ def _settings(base: str, cache: Path) -> Settings:
 
 def _answers(settings: Settings, index_dir: Path, offline: bool = False) -> tuple[list[tuple], set[str]]:
     index = load_index(index_dir)
-    planner = Planner(index, *default_models())
+    planner = Planner(index, default_models())
     embed = query_embedders(settings, index, offline=offline)
     out, live = [], set()
     for q in QUESTIONS:
@@ -84,7 +84,7 @@ def test_api_failing_at_query_time_falls_back_per_question(tmp_path: Path,
         s = _settings(fake.base_url, tmp_path / "cache")
         build_index(load_catalog(MINI_CATALOG), tmp_path / "idx", *build_embedders(s), log=lambda m: None)
         index = load_index(tmp_path / "idx")
-        planner = Planner(index, *default_models())
+        planner = Planner(index, default_models())
         embed = query_embedders(replace(s, cache_dir=tmp_path / "fresh-cache"), index)
         fake.fail("status", status=500)
         vectors = embed("How many students are there?")

@@ -101,10 +101,13 @@ class Retriever:
     `Settings.from_env(os.environ)` to honour `JINA_API_KEY` and the `RETRIEVER_*` variables.
     """
 
-    def __init__(self, planner: Planner, embed: Callable[[str], QueryVectors], index_dir: Path | None = None):
+    def __init__(self, planner: Planner, embed: Callable[[str], QueryVectors], index_dir: Path | None = None,
+                 options: Options | None = None):
         self.planner = planner
         self.embed = embed
         self.index_dir = index_dir
+        #: What `search` uses when not given options: the settings' fusion constant, nothing switched off.
+        self.options = options or Options()
         self.table_pos = {t.table_id: i for i, t in enumerate(planner.index.catalog.tables)}
         self._details: list[list[Any]] | None = None
 
@@ -118,8 +121,9 @@ class Retriever:
         """
         settings = settings or Settings()
         index = load_index(Path(index_dir))
-        planner = Planner(index, *default_models(weights))
-        return cls(planner, query_embedders(settings, index, offline=offline), Path(index_dir))
+        planner = Planner(index, default_models(weights))
+        return cls(planner, query_embedders(settings, index, offline=offline), Path(index_dir),
+                   Options(rrf_k=settings.rrf_k))
 
     @property
     def index(self) -> Index:
@@ -131,7 +135,7 @@ class Retriever:
         channels or features off (ablations)."""
         if vectors is None:
             vectors = self.embed(question) if question.strip() else {}
-        ans = self.planner.answer(question, vectors, options)
+        ans = self.planner.answer(question, vectors, options or self.options)
         cat = self.index.catalog
         ranked = tuple(RankedTable(cat.tables[t].table_id, cat.tables[t].group, cat.tables[t].name, p)
                        for t, p in by_relevance(ans))

@@ -41,9 +41,9 @@ class EvidenceSummary:
 
 
 def confidence(answer: Answer) -> float:
-    """The one number callers show as confidence: today the selection's expected coverage (the summed
-    probability of the candidate plans fully inside the answer); issue 10 replaces it with a calibrated one."""
-    return float(answer.selection.expected)
+    """The one number callers show as confidence: the probability that the answer covers the question, as the
+    shipped calibration maps the selection's expected coverage and the evidence (see features.py)."""
+    return float(answer.confidence)
 
 
 def table_probabilities(answer: Answer) -> dict[int, float]:

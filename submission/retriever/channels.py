@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -50,8 +51,26 @@ class Evidence:
     phrases: list[str] = field(default_factory=list)
     #: Fraction of each group name's tokens found in the question.
     group_name_match: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.float32))
-    #: dense channel -> cosine of the question with each group's document.
+    #: Per term: it comes from a name the question quotes or capitalises ("Cindy Stewart", "Twelfth Night"),
+    #: a value the catalog may not hold, whose table has to be guessed from its shape.
+    entity: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.bool_))
+    #: dense channel -> cosine of the question with each group's document; best channel first (the
+    #: planner's order), and the first one feeds the features.
     group_dense: dict[str, np.ndarray] = field(default_factory=dict)
+
+
+_QUOTED = re.compile(r"\"([^\"]+)\"|\u201c([^\u201d]+)\u201d|(?<!\w)'([^']+)'(?!\w)")
+
+
+def entity_terms(question: str, terms: Sequence[str]) -> np.ndarray:
+    """Which terms come from quoted text or from capitalised words past the first word of the question."""
+    named: set[str] = set()
+    for m in _QUOTED.finditer(question):
+        named.update(tokenize(next(g for g in m.groups() if g)))
+    for i, tok in enumerate(question.split()):
+        if i > 0 and tok[:1].isupper():
+            named.update(tokenize(tok))
+    return np.asarray([t in named for t in terms], dtype=np.bool_)
 
 
 def column_max(col_scores: np.ndarray, layout: Layout) -> np.ndarray:
@@ -129,4 +148,4 @@ def gather(
     if "values" in disabled:
         val[:] = 0
     return Evidence(terms, idf, tab > 0, val > 0, name_match, phrase_hits, scores, fused,
-                    grp.sum(axis=0), sorted(found), group_name_match, group_dense)
+                    grp.sum(axis=0), sorted(found), group_name_match, entity_terms(question, terms), group_dense)

@@ -7,6 +7,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from .errors import ConfigError
+from .fusion import RRF_K
 
 #: Jina models the product may call; anything else is refused before a request is made.
 ALLOWED_DENSE_MODELS = (
@@ -43,7 +44,7 @@ class Settings:
     cache_dir: Path = DEFAULT_CACHE_DIR
     #: Use the local offline model (MiniLM) when it is installed.
     local_model: bool = True
-    rrf_k: int = 60
+    rrf_k: int = RRF_K
 
     def __repr__(self) -> str:  # the key must never reach a log line
         key = "set" if self.jina_api_key else "unset"

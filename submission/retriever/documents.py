@@ -26,6 +26,8 @@ class Documents:
     group_texts: list[str]
     #: Normalised sample value -> tables holding it (for exact phrase matches in the question).
     value_phrases: dict[str, list[int]]
+    #: Each table's human name alone (the dense channels' quality probe asks for it).
+    table_labels: list[str]
 
 
 def column_values(table: Table, column: Column) -> list[str]:
@@ -90,7 +92,8 @@ def build_documents(catalog: Catalog) -> Documents:
         labels.setdefault(t.group, []).append(_label(t.name, t.description))
     group_texts = [f"{split_identifier(g)}: {', '.join(labels[g])}" for g in order]
     return Documents(table_tokens, column_tokens, column_table, group_tokens, value_tokens, table_texts,
-                     column_texts, group_texts, {k: sorted(v) for k, v in sorted(phrases.items())})
+                     column_texts, group_texts, {k: sorted(v) for k, v in sorted(phrases.items())},
+                     [_label(t.name, t.description) for t in catalog.tables])
 
 
 def group_order(catalog: Catalog) -> list[str]:

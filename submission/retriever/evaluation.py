@@ -56,7 +56,7 @@ class Report:
         if not hit and miss is not None:
             self.misses.append(miss)
 
-    def reliability(self, bins: int = 5) -> list[tuple[str, int, float, float]]:
+    def reliability(self, bins: int = 10) -> list[tuple[str, int, float, float]]:
         """(bin, questions, mean predicted, observed coverage) rows."""
         rows = []
         for b in range(bins):
@@ -89,9 +89,12 @@ class Report:
         for size in sorted(self.by_size):
             n, h = self.by_size[size]
             out.append(f"  plan tables {size}: {h / n:.4f} ({h}/{n})")
-        out.append("reliability (predicted expected coverage vs observed):")
-        for name, n, p, o in self.reliability():
+        out.append("reliability (confidence vs observed coverage):")
+        rows = self.reliability()
+        for name, n, p, o in rows:
             out.append(f"  {name}: n={n:4d} predicted={p:.3f} observed={o:.3f}")
+        ece = sum(n * abs(p - o) for _, n, p, o in rows) / max(self.questions, 1)
+        out.append(f"  expected calibration error {ece:.4f}")
         return out
 
 

@@ -59,9 +59,9 @@ def reasons(planner: Planner, answer: Answer) -> dict[str, str]:
 
 #: Every term the text output prints, in the order it appears; also in the README.
 LEGEND = (
-    ("confidence", "expected coverage: summed probability of the candidate plans (table sets with their "
-                   "joins) that lie fully inside the answer; if the models are right, the chance that the "
-                   "answer holds every table and join the question needs"),
+    ("confidence", "the probability that the answer holds every table and join the question needs, "
+                   "calibrated on held-out databases from the plans' probability mass inside the answer, the "
+                   "top database's probability and how much of the question the catalog matches"),
     ("low evidence", "no question term matches a table, column or sample value and dense similarity is "
                      "weak: the answer is a guess"),
     ("groups / group G p=", "databases (or schemas) with their probability of holding the question's tables"),
@@ -93,7 +93,7 @@ def explain(planner: Planner, answer: Answer, ranked: list[tuple[int, float]], e
     warning = evidence.warning()
     if warning:
         lines.append(f"WARNING: {warning}")
-    lines.append(f"confidence {confidence:.3f} (expected coverage)")
+    lines.append(f"confidence {confidence:.3f}")
     lines.append("groups: " + ", ".join(f"{g} {p:.3f}" for g, p in answer.group_probs.items()))
     if answer.evidence is not None:
         lines.append(f"question terms: {' '.join(answer.evidence.terms) or '(none)'}"

@@ -13,12 +13,17 @@ from .plans import Plan
 GROUP_FEATURES = (
     "cov_schema", "cov_all", "cov_name", "cov_rank", "bm25_group", "bm25_rank", "fused_max", "fused_top2",
     "fused_rank", "dense_table_max", "dense_column_max", "dense_top2", "dense_rank", "dense_group",
-    "dense_group_rank", "name_max", "group_name", "phrase_any", "log_size",
+    "dense_group_rank", "name_max", "group_name", "phrase_any", "log_size", "cov_table", "dcol_top2",
 )
 PLAN_FEATURES = (
-    "size1", "size2", "size3", "size4", "unjoined", "n_joins", "cov_all", "cov_schema", "name_sum", "name_out",
-    "rel_sum", "rel_min", "rel_out", "n_bridge", "phrase_in", "phrase_out", "dense_min", "dense_out",
+    "size1", "size2", "size3", "size4", "size5", "unjoined", "n_joins", "links", "cov_all", "cov_schema",
+    "name_sum", "name_out", "rel_sum", "rel_min", "rel_out", "n_bridge", "phrase_in", "phrase_out", "dense_min",
+    "dense_out", "dcol_min", "dcol_out", "entity_home",
 )
+
+#: What the confidence calibration reads: the model's own expected coverage and top group probability (as
+#: logits), how much of the question the catalog matches at all, and the best raw dense similarity.
+CONFIDENCE_FEATURES = ("bias", "expected", "group_top", "matched", "cov_best", "dense_best")
 
 
 @dataclass(frozen=True)
@@ -42,18 +47,27 @@ class GroupIndex:
 
 
 def dense_channel(ev: Evidence) -> str | None:
-    """The dense channel whose raw cosines feed the features: the local model (what the weights were fitted
-    on) when live, else the first other one. Other channels still count through the fused ranks."""
-    names = sorted(ev.group_dense, key=lambda n: (n != "local", n))
-    return names[0] if names else None
+    """The dense channel that feeds the features: the first live one, as the planner orders them (best
+    first by the build's quality probe). Other channels still count through the fused ranks."""
+    return next(iter(ev.group_dense), None)
 
 
-def dense_table_scores(ev: Evidence) -> tuple[np.ndarray, np.ndarray] | None:
-    """That channel's (table, column) scores, or None when no dense channel is live."""
+def standardise(x: np.ndarray) -> np.ndarray:
+    """Scores as z-values over the catalog for this question: what a model's cosines mean differs by model
+    (and by question), their order against the rest of the catalog does not."""
+    if x.size < 2:
+        return np.zeros_like(x, dtype=np.float32)
+    sd = float(x.std())
+    return ((x - float(x.mean())) / max(sd, 1e-6)).astype(np.float32)
+
+
+def dense_table_scores(ev: Evidence) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """That channel's standardised (table, best column, group) scores, or None when no dense channel is live."""
     name = dense_channel(ev)
     if name is None:
         return None
-    return ev.scores[f"dense_tables:{name}"], ev.scores[f"dense_columns:{name}"]
+    return (standardise(ev.scores[f"dense_tables:{name}"]), standardise(ev.scores[f"dense_columns:{name}"]),
+            standardise(ev.group_dense[name]))
 
 
 def _inv_rank(x: np.ndarray) -> np.ndarray:
@@ -89,20 +103,25 @@ def group_features(ev: Evidence, gi: GroupIndex) -> np.ndarray:
     cov_name = w @ gi.reduce_max(name_hit.astype(np.float32)) if w.size else np.zeros(gi.size.size)
     dense = dense_table_scores(ev)
     if dense is None:
-        dt = dc = d2 = drank = dg = dgrank = np.zeros_like(fmax)
+        dt = dc = d2 = drank = dg = dgrank = dc2 = np.zeros_like(fmax)
     else:
         dt, dc = gi.reduce_max(dense[0]), gi.reduce_max(dense[1])
         d2, drank = _top2_mean(dense[0], gi) / 2, _inv_rank(dt)
-        dg = ev.group_dense[str(dense_channel(ev))]
+        dg = dense[2]
         dgrank = _inv_rank(dg)
+        dc2 = _top2_mean(dense[1], gi) / 2
+    per_table = w @ hit_all.astype(np.float32) if w.size else np.zeros(ev.fused.size, dtype=np.float32)
     cols = [cov_schema, cov_all, cov_name, _inv_rank(cov_all), bm, _inv_rank(bm), fmax, _top2_mean(fused, gi),
             _inv_rank(fmax), dt, dc, d2, drank, dg, dgrank, gi.reduce_max(ev.name_match), ev.group_name_match,
-            (gi.reduce_max(ev.phrase_hits) > 0).astype(np.float32), np.log(gi.size.astype(np.float32))]
+            (gi.reduce_max(ev.phrase_hits) > 0).astype(np.float32), np.log(gi.size.astype(np.float32)),
+            gi.reduce_max(per_table), dc2]
     return np.stack(cols, axis=1).astype(np.float32)
 
 
-def plan_features(ev: Evidence, plans: Sequence[Plan], group_members: Sequence[int]) -> np.ndarray:
-    """(plans, PLAN_FEATURES) matrix for plans of one group whose tables are `group_members`."""
+def plan_features(ev: Evidence, plans: Sequence[Plan], group_members: Sequence[int], named: np.ndarray
+                  ) -> np.ndarray:
+    """(plans, PLAN_FEATURES) matrix for plans of one group whose tables are `group_members`; `named` marks
+    the tables with a name or title column (where a quoted or capitalised value of the question would live)."""
     members = np.asarray(sorted(group_members), dtype=np.int64)
     pos = {int(t): i for i, t in enumerate(members)}
     mask = np.zeros((len(plans), members.size), dtype=np.bool_)
@@ -123,16 +142,22 @@ def plan_features(ev: Evidence, plans: Sequence[Plan], group_members: Sequence[i
     matched = (hit_all.sum(axis=0) > 0) | (name > 0) | (phrase > 0)
     dense = dense_table_scores(ev)
     dm = np.zeros(members.size, dtype=np.float32) if dense is None else dense[0][members]
+    dc = np.zeros(members.size, dtype=np.float32) if dense is None else dense[1][members]
     size = mask.sum(axis=1)
+    # A named thing the group's schema and values do not explain: some table of the plan should hold names.
+    unexplained = bool((ev.entity & ~hit_all.any(axis=1)).any()) if ev.entity.size else False
+    home = (mask & named[members][None, :]).any(axis=1) & unexplained
     out_max = _masked_max
     outside = np.logical_not(mask)
     feats = [
-        size == 1, size == 2, size == 3, size >= 4,
-        [0.0 if p.connected else 1.0 for p in plans], [len(p.joins) for p in plans],
+        size == 1, size == 2, size == 3, size == 4, size >= 5,
+        [0.0 if p.connected or p.links else 1.0 for p in plans], [len(p.joins) for p in plans],
+        [p.links for p in plans],
         cov_all, cov_schema, (mask * name).sum(axis=1), out_max(name, outside), (mask * rel).sum(axis=1),
         _masked_min(rel, mask), out_max(rel, outside), (mask & ~matched).sum(axis=1),
         (mask & (phrase > 0)).sum(axis=1),
-        out_max(phrase, outside), _masked_min(dm, mask), out_max(dm, outside),
+        out_max(phrase, outside), _masked_min(dm, mask), out_max(dm, outside), _masked_min(dc, mask),
+        out_max(dc, outside), home,
     ]
     return np.stack([np.asarray(f, dtype=np.float32) for f in feats], axis=1)
 
@@ -144,3 +169,20 @@ def _masked_max(x: np.ndarray, mask: np.ndarray) -> np.ndarray:
 def _masked_min(x: np.ndarray, mask: np.ndarray) -> np.ndarray:
     m = np.where(mask, x[None, :], np.inf).min(axis=1, initial=np.inf)
     return np.where(np.isfinite(m), m, 0.0)
+
+
+def _logit(p: float) -> float:
+    q = min(max(p, 1e-4), 1 - 1e-4)
+    return float(np.log(q / (1 - q)))
+
+
+def confidence_features(ev: Evidence, expected: float, group_top: float) -> np.ndarray:
+    """CONFIDENCE_FEATURES of one answer. A question with no evidence (nonsense words) matches no term and
+    has a weak best similarity, whatever the softmax makes of it."""
+    w = ev.idf / ev.idf.sum() if ev.idf.size and ev.idf.sum() > 0 else ev.idf
+    hit_all = (ev.schema_hit | ev.value_hit).astype(np.float32)
+    matched = float(w @ hit_all.max(axis=1)) if w.size and hit_all.size else 0.0
+    cov_best = float((w @ hit_all).max()) if w.size and hit_all.size else 0.0
+    name = dense_channel(ev)
+    dense = float(ev.scores[f"dense_tables:{name}"].max()) if name is not None and ev.fused.size else 0.0
+    return np.asarray([1.0, _logit(expected), _logit(group_top), matched, cov_best, dense], dtype=np.float64)

@@ -6,6 +6,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
+#: The fusion constant: how flat the 1/(k + rank) curve is (RETRIEVER_RRF_K overrides it).
+RRF_K = 60
 #: Ranks past this contribute under 1/(k+depth) and are dropped to keep fusion O(n) on big catalogs.
 DEPTH = 300
 
@@ -27,7 +29,7 @@ def ranks(scores: np.ndarray, depth: int = DEPTH) -> np.ndarray:
     return out
 
 
-def rrf(channels: Sequence[np.ndarray], k: int = 60, depth: int = DEPTH) -> np.ndarray:
+def rrf(channels: Sequence[np.ndarray], k: int = RRF_K, depth: int = DEPTH) -> np.ndarray:
     """Sum of 1/(k + rank) over channels where the item is ranked."""
     if not channels:
         raise ValueError("rrf needs at least one channel")

