@@ -64,6 +64,18 @@ def column_max(col_scores: np.ndarray, layout: Layout) -> np.ndarray:
     return out
 
 
+def fill_missing(scores: np.ndarray, done: np.ndarray | None) -> np.ndarray:
+    """Scores of rows a partial channel never embedded (zero vectors) become the median of this question's
+    embedded rows: neither for nor against them. A zero cosine would rank them last, and a row with no
+    evidence must not lose to one the build happened to reach. With no row embedded every score is the
+    same 0, which the conditional-logit models ignore (a shift common to all alternatives)."""
+    if done is None or done.all() or not done.any():
+        return scores
+    out = scores.copy()
+    out[~done] = np.median(scores[done])
+    return out
+
+
 def match_phrases(question: str, phrases: Mapping[str, Sequence[int]]) -> dict[str, Sequence[int]]:
     """Question n-grams that are sample values somewhere in the catalog."""
     toks = words(question)

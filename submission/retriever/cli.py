@@ -16,8 +16,9 @@ from .config import Settings
 from .errors import ConfigError, RetrieverError
 from .evaluation import Report, read_jsonl, replay
 from .index import build_index, load_index
+from .partial import coverage_lines
 from .planner import Options, Planner, default_models, switches
-from .runtime import build_embedders, query_embedders
+from .runtime import build_budgets, build_embedders, query_embedders
 
 
 class _Parser(argparse.ArgumentParser):
@@ -84,9 +85,11 @@ def _build(args: argparse.Namespace, settings: Settings) -> int:
     if catalog.warnings:
         print(f"build: {len(catalog.warnings)} catalog warning(s) in all", file=sys.stderr)
     dense, multi = build_embedders(settings)
-    manifest = build_index(catalog, args.index_dir, dense, multi)
+    manifest = build_index(catalog, args.index_dir, dense, multi, budgets=build_budgets(settings))
     print(f"build: done in {time.monotonic() - t0:.1f}s -> {args.index_dir} "
           f"(channels: {', '.join(manifest['channels'])})", file=sys.stderr)
+    for line in coverage_lines(manifest):
+        print(f"build: {line}", file=sys.stderr)
     return 0
 
 
@@ -146,6 +149,8 @@ def _eval(args: argparse.Namespace, settings: Settings) -> int:
     if not args.quiet:
         print("\n".join(rep.miss_lines()) + "\n")
     print(f"channels in index: {', '.join(planner.index.channels)}")
+    for line in coverage_lines(planner.index.manifest):
+        print(f"channel coverage: {line}")
     print(f"query-time embedding channels live: {', '.join(sorted(live)) or 'none'}"
           + (f"; disabled: {', '.join(sorted(disabled))}" if disabled else ""))
     print("\n".join(rep.lines()))

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .channels import Evidence, Layout, gather
+from .channels import Evidence, Layout, fill_missing, gather
 from .features import GROUP_FEATURES, PLAN_FEATURES, GroupIndex, group_features, plan_features
 from .index import Index
 from .model import SoftmaxModel
@@ -96,7 +96,8 @@ class Planner:
             if name in self.index.dense:
                 mats = self.index.dense[name]
                 qv = np.asarray(q, dtype=mats[0].dtype).reshape(-1)
-                out[name] = tuple((m @ qv).astype(np.float32) for m in mats)
+                done = self.index.dense_done.get(name, (None, None, None))
+                out[name] = tuple(fill_missing((m @ qv).astype(np.float32), d) for m, d in zip(mats, done, strict=True))
         return out
 
     def late_scores(self, query_vectors: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
@@ -109,7 +110,8 @@ class Planner:
             vecs, offsets = self.index.multi[name]
             qm = np.asarray(q, dtype=np.float32).reshape(-1, vecs.shape[1])
             sim = (vecs @ qm.T.astype(vecs.dtype)).astype(np.float32)
-            out[f"late:{name}"] = np.maximum.reduceat(sim, offsets[:-1], axis=0).sum(axis=1)
+            out[f"late:{name}"] = fill_missing(np.maximum.reduceat(sim, offsets[:-1], axis=0).sum(axis=1),
+                                               self.index.multi_done.get(name))
         return out
 
     def evidence(self, question: str, query_vectors: Mapping[str, np.ndarray], opts: Options) -> Evidence:
