@@ -7,9 +7,11 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import MINI_CATALOG, MINI_DIR
 
-from retriever.catalog import Catalog, parse_catalog
+from retriever.catalog import Catalog, load_catalog, parse_catalog
 from retriever.channels import fill_missing
+from retriever.cli import main
 from retriever.embedding import HashEmbedder, Kind
 from retriever.errors import EmbeddingError
 from retriever.index import build_index, load_index
@@ -168,3 +170,18 @@ def test_fill_missing_and_coverage_round_trip() -> None:
     assert cov.describe() == "dense:local partial (tables 6/6, columns 2/18, 12s): build budget of 10s spent"
     with pytest.raises(ValueError, match="bad build budgets"):
         Budgets({"local": 0.0})
+
+
+def test_eval_header_says_how_much_of_each_channel_the_build_kept(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    clock = Clock()
+    build_index(load_catalog(MINI_CATALOG), tmp_path / "index", dense={"local": TimedEmbedder(clock, [10.0])},
+                log=lambda _m: None, budgets=Budgets({"local": 15.0}, clock=clock, chunk=8))
+    monkeypatch.setenv("RETRIEVER_LOCAL_MODEL", "0")
+    monkeypatch.setenv("RETRIEVER_CACHE_DIR", str(tmp_path / "cache"))
+    assert main(["eval", "--index-dir", str(tmp_path / "index"), "--queries", str(MINI_DIR / "queries.jsonl"),
+                 "--labels", str(MINI_DIR / "labels.jsonl"), "--quiet", "--every", "5"]) == 0
+    out = capsys.readouterr().out
+    assert "channel coverage: dense:local partial (tables 16/" in out and "budget of 15s spent" in out
+    assert "eval: 3 questions" in out  # the 1st, 6th and 11th of 15

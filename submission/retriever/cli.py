@@ -51,6 +51,7 @@ def _parser() -> argparse.ArgumentParser:
     e.add_argument("--misses", type=Path, help="also write the misses here as JSONL")
     e.add_argument("--quiet", action="store_true", help="print only the summary, not every miss")
     e.add_argument("--limit", type=int)
+    e.add_argument("--every", type=int, default=1, help="only every N-th question (1st, N+1-th, ...): a quick sample")
     e.add_argument("--weights", type=Path, help="fitted weights to use instead of the shipped ones")
     return ap
 
@@ -127,7 +128,9 @@ def _eval(args: argparse.Namespace, settings: Settings) -> int:
         raise ConfigError(f"--disable: unknown {', '.join(sorted(disabled - set(valid)))}; "
                           f"valid: {', '.join(valid)}")
     labels = {row["query_id"]: row for row in read_jsonl(args.labels)}
-    queries = read_jsonl(args.queries)[: args.limit] if args.limit else read_jsonl(args.queries)
+    if args.every < 1:
+        raise ConfigError(f"--every {args.every} must be at least 1")
+    queries = read_jsonl(args.queries)[:: args.every][: args.limit or None]
     groups = {t.table_id: t.group for t in planner.index.catalog.tables}
     vectors = {}
     live: set[str] = set()

@@ -16,6 +16,9 @@ from .index import Index
 from .partial import Budgets
 
 QueryVectors = dict[str, np.ndarray]
+#: API time one build chunk may take, retries included: it bounds how far a slow API can run a channel past
+#: its budget, and an API that cannot embed one chunk (4 requests) in that time is not worth waiting for.
+API_CHUNK_BUDGET_S = 30.0
 
 
 def _warn(msg: str) -> None:
@@ -51,8 +54,9 @@ def build_embedders(settings: Settings) -> tuple[dict[str, Embedder], dict[str, 
     if settings.jina_api_key:
         from .jina import JinaEmbedder, JinaMultiVector
 
-        dense["jina"] = CachedEmbedder(JinaEmbedder(settings, budget_s=settings.build_api_budget_s), cache)
-        multi["colbert"] = CachedMultiVector(JinaMultiVector(settings, budget_s=settings.build_api_budget_s), cache)
+        per_call = min(settings.build_api_budget_s, API_CHUNK_BUDGET_S)  # one call embeds one chunk
+        dense["jina"] = CachedEmbedder(JinaEmbedder(settings, budget_s=per_call), cache)
+        multi["colbert"] = CachedMultiVector(JinaMultiVector(settings, budget_s=per_call), cache)
     return dense, multi
 
 
