@@ -112,8 +112,8 @@ def test_an_overrun_keeps_what_was_embedded_in_priority_order(
     assert (int(t_done.sum()), int(c_done.sum()), int(g_done.sum())) == (tables, columns, groups)
     # Columns are taken by position: every table's first column before any table's second.
     assert c_done.reshape(TABLES, 3).sum(axis=0).tolist() == [min(columns, 6), max(columns - 6, 0), 0]
-    t_vecs = index.dense["local"][0]
-    assert np.all(t_vecs[~t_done] == 0) and np.all(np.linalg.norm(t_vecs[t_done], axis=1) > 0.99)
+    t_vecs = index.dense["local"][0]  # embedded rows only
+    assert t_vecs.shape == (tables, 16) and np.all(np.linalg.norm(t_vecs, axis=1) > 0.99)
     assert any("dense:local partial" in m and "columns" in m for m in logs), logs
 
 
@@ -126,8 +126,8 @@ def test_a_partial_channel_scores_unembedded_rows_at_the_median_and_still_answer
     _, col_scores, _ = planner.dense_scores({"local": q})["local"]
     _, c_done, _ = planner.index.dense_done["local"]
     raw = planner.index.dense["local"][1] @ q
-    assert np.allclose(col_scores[c_done], raw[c_done])
-    assert np.allclose(col_scores[~c_done], np.median(raw[c_done]))
+    assert col_scores.shape == (COLUMNS,) and np.allclose(col_scores[c_done], raw)
+    assert np.allclose(col_scores[~c_done], np.median(raw))
     answer = planner.answer(question, {"local": q})
     assert len(answer.table_ids) == 5 and len(set(answer.table_ids)) == 5
 
@@ -161,9 +161,10 @@ def test_late_interaction_is_cut_the_same_way(tmp_path: Path) -> None:
 
 
 def test_fill_missing_and_coverage_round_trip() -> None:
-    s = np.array([0.1, 0.9, 0.0, 0.5], dtype=np.float32)
-    assert fill_missing(s, None) is s and fill_missing(s, np.zeros(4, dtype=bool)) is s
+    s = np.array([0.1, 0.9, 0.5], dtype=np.float32)
+    assert fill_missing(s, None) is s
     assert fill_missing(s, np.array([True, True, False, True])).tolist() == pytest.approx([0.1, 0.9, 0.5, 0.5])
+    assert fill_missing(s[:0], np.zeros(3, dtype=bool)).tolist() == [0.0, 0.0, 0.0]
     cov = Coverage("dense:local", {"tables": (6, 6), "columns": (2, 18)}, 12.34, "build budget of 10s spent")
     assert Coverage.from_json("dense:local", cov.as_json()) == Coverage(
         "dense:local", {"tables": (6, 6), "columns": (2, 18)}, 12.3, "build budget of 10s spent")

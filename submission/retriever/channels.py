@@ -65,14 +65,16 @@ def column_max(col_scores: np.ndarray, layout: Layout) -> np.ndarray:
 
 
 def fill_missing(scores: np.ndarray, done: np.ndarray | None) -> np.ndarray:
-    """Scores of rows a partial channel never embedded (zero vectors) become the median of this question's
-    embedded rows: neither for nor against them. A zero cosine would rank them last, and a row with no
-    evidence must not lose to one the build happened to reach. With no row embedded every score is the
-    same 0, which the conditional-logit models ignore (a shift common to all alternatives)."""
-    if done is None or done.all() or not done.any():
+    """Scores of a partial channel's embedded rows -> scores of all rows, the others at this question's median.
+
+    The median is neither for nor against a row the build did not reach: a zero cosine would rank it last,
+    and it must not lose to one the build happened to reach. With no row embedded every score is the same
+    0, which the conditional-logit models ignore (a shift common to all alternatives).
+    """
+    if done is None:
         return scores
-    out = scores.copy()
-    out[~done] = np.median(scores[done])
+    out = np.full(done.size, np.median(scores) if scores.size else 0.0, dtype=np.float32)
+    out[done] = scores
     return out
 
 

@@ -54,7 +54,8 @@ class Index:
     dense: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]] = field(default_factory=dict)
     #: channel name -> (token vectors, per-table offsets) for late interaction.
     multi: dict[str, tuple[np.ndarray, np.ndarray]] = field(default_factory=dict)
-    #: Partial channels only: which (table, column, group) rows / which tables the build embedded.
+    #: Partial channels only: which (table, column, group) rows / which tables the build embedded; their
+    #: vectors above hold those rows only.
     dense_done: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]] = field(default_factory=dict)
     multi_done: dict[str, np.ndarray] = field(default_factory=dict)
 
@@ -156,10 +157,11 @@ def _write_dense(tmp: Path, docs: Documents, dense: Mapping[str, Embedder], budg
         _log_coverage(cov, emb, log)
         if cov.status == "absent":
             continue
-        vecs = np.zeros((len(texts), emb.dim), dtype=np.float16)  # rows not reached stay zero, masked below
-        vecs[done] = np.stack([r for r in step.rows if r is not None])
+        # Only embedded rows are stored (a 9%-embedded 100k catalog would otherwise carry 460 MB of zeros).
         for part, (lo, hi) in zip(sizes, _bounds(sizes), strict=True):
-            np.save(tmp / f"dense_{name}_{part}.npy", vecs[lo:hi])
+            got = [r for r in step.rows[lo:hi] if r is not None]
+            vecs = np.stack(got) if got else np.zeros((0, emb.dim))
+            np.save(tmp / f"dense_{name}_{part}.npy", vecs.astype(np.float16))
         if cov.status == "partial":
             np.save(tmp / f"dense_{name}_done.npy", done)
     return out
@@ -178,8 +180,8 @@ def _write_multi(tmp: Path, docs: Documents, multi: Mapping[str, MultiVectorEmbe
         _log_coverage(cov, memb, log)
         if cov.status == "absent":
             continue
-        blank = np.zeros((1, memb.dim), dtype=np.float32)  # no tokens (or not reached): scores 0, masked below
-        mats = [m if m is not None and m.shape[0] else blank for m in step.rows]
+        blank = np.zeros((1, memb.dim), dtype=np.float32)  # a table with no tokens scores 0
+        mats = [m if m.shape[0] else blank for m in step.rows if m is not None]  # embedded tables only
         offsets = np.cumsum([0] + [m.shape[0] for m in mats]).astype(np.int64)
         np.save(tmp / f"multi_{name}_vectors.npy", np.concatenate(mats).astype(np.float16))
         np.save(tmp / f"multi_{name}_offsets.npy", offsets)
@@ -319,17 +321,13 @@ def _load_index(index_dir: Path) -> Index:
                            for part in ("tables", "columns", "groups"))
                 dense[name] = (t, c, g)
                 if done is not None:
-                    sizes = {"tables": len(t), "columns": len(c), "groups": len(g)}
-                    if done.size != sum(sizes.values()):
-                        raise ValueError(f"{ch} mask has {done.size} rows, its vectors {sum(sizes.values())}")
-                    dt, dc, dg = (done[lo:hi] for lo, hi in _bounds(sizes))
-                    dense_done[name] = (dt, dc, dg)
+                    dense_done[name] = _split_done(ch, done, counts, (t, c, g))
             elif kind == "multi":
                 multi[name] = (_for_blas(np.load(index_dir / f"multi_{name}_vectors.npy", allow_pickle=False)),
                                np.load(index_dir / f"multi_{name}_offsets.npy", allow_pickle=False))
                 if done is not None:
-                    if done.size != multi[name][1].size - 1:
-                        raise ValueError(f"{ch} mask has {done.size} rows for {multi[name][1].size - 1} tables")
+                    if done.size != counts["tables"] or int(done.sum()) != multi[name][1].size - 1:
+                        raise ValueError(f"{ch} mask does not match its vectors or the catalog")
                     multi_done[name] = done
     except (OSError, ValueError, KeyError, TypeError) as e:
         raise BadIndexError(f"index in {str(index_dir)!r} is corrupt ({type(e).__name__}: {e}); rebuild it") from None
@@ -342,6 +340,16 @@ def _load_index(index_dir: Path) -> Index:
         raise BadIndexError(f"index in {str(index_dir)!r} has name stems that do not match its catalog; rebuild it")
     return Index(catalog, manifest, lexical, column_table, table_group, groups, value_phrases,
                  relationship_graph(catalog), table_stems, group_stems, dense, multi, dense_done, multi_done)
+
+
+def _split_done(ch: str, done: np.ndarray, counts: Mapping[str, int],
+                vecs: tuple[np.ndarray, ...]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """A partial dense channel's mask per part, checked against the rows its vectors hold."""
+    sizes = {p: counts[p] for p in ("tables", "columns", "groups")}
+    dt, dc, dg = (done[lo:hi] for lo, hi in _bounds(sizes))
+    if done.size != sum(sizes.values()) or [int(d.sum()) for d in (dt, dc, dg)] != [len(v) for v in vecs]:
+        raise ValueError(f"{ch} mask does not match its vectors or the catalog")
+    return dt, dc, dg
 
 
 def _done_mask(index_dir: Path, manifest: Mapping[str, Any], rel: str) -> np.ndarray | None:
