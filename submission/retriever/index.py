@@ -111,12 +111,8 @@ def build_index(
         _write_json(tmp / "value_phrases.json", docs.value_phrases)
         log(f"build: lexical indexes written ({time.monotonic() - t0:.1f}s)")
         channels = ["bm25_tables", "bm25_columns", "bm25_groups", "values"]
-        coverage = {}
-        for cov in _write_dense(tmp, docs, dense or {}, budgets, log) + _write_multi(tmp, docs, multi or {}, budgets,
-                                                                                    log):
-            coverage[cov.channel] = cov.as_json()
-            if cov.status != "absent":
-                channels.append(cov.channel)
+        covs = _write_dense(tmp, docs, dense or {}, budgets, log) + _write_multi(tmp, docs, multi or {}, budgets, log)
+        channels += [c.channel for c in covs if c.status != "absent"]
         manifest = {
             "format": FORMAT_VERSION,
             "retriever_version": __version__,
@@ -127,7 +123,7 @@ def build_index(
                        "groups": len(docs.group_tokens), "relationships": len(catalog.relationships),
                        "warnings": len(catalog.warnings)},
             "channels": channels,
-            "coverage": coverage,
+            "coverage": {c.channel: c.as_json() for c in covs},
             "embedders": {**{n: e.name for n, e in (dense or {}).items()},
                           **{n: e.name for n, e in (multi or {}).items()}},
             "files": _file_digests(tmp),
@@ -173,7 +169,7 @@ def _write_multi(tmp: Path, docs: Documents, multi: Mapping[str, MultiVectorEmbe
     out = []
     for name, memb in multi.items():
         step = run_within(f"multi:{name}", texts, np.arange(len(texts)), partial(memb.embed_multi, kind="document"),
-                                               budgets.seconds.get(name), budgets, log)
+                          budgets.seconds.get(name), budgets, log)
         done = step.done
         cov = Coverage(f"multi:{name}", _parts(done, {"tables": len(texts)}), step.seconds, step.reason)
         out.append(cov)
