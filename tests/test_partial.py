@@ -93,28 +93,38 @@ def test_a_slow_start_does_not_cost_the_channel_when_the_real_total_fits(tmp_pat
     assert any("dense:local complete" in m for m in logs), logs
 
 
-@pytest.mark.parametrize(("budget_s", "tables", "groups", "columns"), [
-    (25.0, 6, 2, 4),   # chunks start at 0, 10, 20 s: 12 texts = tables, groups, then 4 first columns
-    (35.0, 6, 2, 8),   # one more chunk: the 2 first columns left, then second ones
-    (5.0, 4, 0, 0),    # the first chunk only: part of the tables, nothing else
+@pytest.mark.parametrize(("budget_s", "columns"), [
+    (25.0, 4),  # chunks start at 0, 10, 20 s: 12 texts = tables, groups, then 4 first columns
+    (35.0, 8),  # one more chunk: the 2 first columns left, then second ones
 ])
-def test_an_overrun_keeps_what_was_embedded_in_priority_order(
-    tmp_path: Path, budget_s: float, tables: int, groups: int, columns: int
+def test_an_overrun_in_the_columns_keeps_the_channel_with_what_was_embedded(
+    tmp_path: Path, budget_s: float, columns: int
 ) -> None:
     clock = Clock()
     manifest, logs = build(tmp_path, TimedEmbedder(clock, [10.0]), budget_s=budget_s)
     cov = manifest["coverage"]["dense:local"]
-    assert cov["status"] == "partial" and f"budget of {budget_s:g}s spent" in cov["reason"]
-    assert cov["parts"] == {"tables": [tables, TABLES], "columns": [columns, COLUMNS], "groups": [groups, GROUPS]}
+    assert cov["status"] == "partial" and cov["in_index"] and f"budget of {budget_s:g}s spent" in cov["reason"]
+    assert cov["parts"] == {"tables": [TABLES, TABLES], "columns": [columns, COLUMNS], "groups": [GROUPS, GROUPS]}
     assert "dense:local" in manifest["channels"] and "dense_local_done.npy" in manifest["files"]
     index = load_index(tmp_path / "index")
     t_done, c_done, g_done = index.dense_done["local"]
-    assert (int(t_done.sum()), int(c_done.sum()), int(g_done.sum())) == (tables, columns, groups)
+    assert t_done.all() and g_done.all() and int(c_done.sum()) == columns
     # Columns are taken by position: every table's first column before any table's second.
     assert c_done.reshape(TABLES, 3).sum(axis=0).tolist() == [min(columns, 6), max(columns - 6, 0), 0]
-    t_vecs = index.dense["local"][0]  # embedded rows only
-    assert t_vecs.shape == (tables, 16) and np.all(np.linalg.norm(t_vecs, axis=1) > 0.99)
+    c_vecs = index.dense["local"][1]  # embedded rows only
+    assert c_vecs.shape == (columns, 16) and np.all(np.linalg.norm(c_vecs, axis=1) > 0.99)
     assert any("dense:local partial" in m and "columns" in m for m in logs), logs
+
+
+def test_an_overrun_in_the_tables_leaves_the_channel_out_and_says_why(tmp_path: Path) -> None:
+    """Part of the tables embedded misleads search (a group's best real cosine beats the median), so the
+    index leaves the channel out; the manifest still says how far it got."""
+    manifest, logs = build(tmp_path, TimedEmbedder(Clock(), [10.0]), budget_s=5.0)
+    cov = manifest["coverage"]["dense:local"]
+    assert cov["status"] == "partial" and not cov["in_index"]
+    assert cov["parts"] == {"tables": [4, TABLES], "columns": [0, COLUMNS], "groups": [0, GROUPS]}
+    assert "dense:local" not in manifest["channels"] and not any(f.startswith("dense_") for f in manifest["files"])
+    assert any("left out of the index: tables or groups incomplete" in m for m in logs), logs
 
 
 def test_a_partial_channel_scores_unembedded_rows_at_the_median_and_still_answers(tmp_path: Path) -> None:
@@ -134,10 +144,10 @@ def test_a_partial_channel_scores_unembedded_rows_at_the_median_and_still_answer
 
 def test_a_backend_failure_midway_keeps_the_chunks_already_embedded(tmp_path: Path) -> None:
     clock = Clock()
-    manifest, _ = build(tmp_path, TimedEmbedder(clock, [1.0], fail_on=1), budget_s=100.0)
+    manifest, _ = build(tmp_path, TimedEmbedder(clock, [1.0], fail_on=3), budget_s=100.0)
     cov = manifest["coverage"]["dense:local"]
-    assert cov["status"] == "partial" and cov["reason"] == "backend went away"
-    assert cov["parts"]["tables"] == [4, TABLES]
+    assert cov["status"] == "partial" and cov["in_index"] and cov["reason"] == "backend went away"
+    assert cov["parts"]["columns"] == [4, COLUMNS] and "dense:local" in manifest["channels"]
 
 
 def test_a_backend_failing_at_once_leaves_the_channel_out_and_says_why(tmp_path: Path) -> None:
@@ -150,14 +160,16 @@ def test_a_backend_failing_at_once_leaves_the_channel_out_and_says_why(tmp_path:
 
 
 def test_late_interaction_is_cut_the_same_way(tmp_path: Path) -> None:
-    clock = Clock()
-    manifest, _ = build(tmp_path, TimedEmbedder(clock, [10.0]), budget_s=5.0, multi=True)
-    assert manifest["coverage"]["multi:local"]["parts"] == {"tables": [4, TABLES]}
-    planner = Planner(load_index(tmp_path / "index"), *default_models())
-    done = planner.index.multi_done["local"]
-    q = HashEmbedder(dim=16).embed_multi(["animals in cages"], "query")[0]
-    scores = planner.late_scores({"multi:local": q})["late:local"]
-    assert np.allclose(scores[~done], np.median(scores[done]))
+    """Its only part is the tables: whole, it is kept; cut, it is left out with its coverage recorded."""
+    manifest, _ = build(tmp_path, TimedEmbedder(Clock(), [10.0]), budget_s=15.0, multi=True)
+    assert manifest["coverage"]["multi:local"] == {"status": "complete", "in_index": True,
+                                                   "parts": {"tables": [TABLES, TABLES]}, "seconds": 20.0,
+                                                   "reason": ""}
+    assert "multi:local" in manifest["channels"]
+    manifest, _ = build(tmp_path, TimedEmbedder(Clock(), [10.0]), budget_s=5.0, multi=True)
+    cov = manifest["coverage"]["multi:local"]
+    assert cov["parts"] == {"tables": [4, TABLES]} and not cov["in_index"]
+    assert "multi:local" not in manifest["channels"] and not any(f.startswith("multi_") for f in manifest["files"])
 
 
 def test_fill_missing_and_coverage_round_trip() -> None:
@@ -178,11 +190,12 @@ def test_eval_header_says_how_much_of_each_channel_the_build_kept(
 ) -> None:
     clock = Clock()
     build_index(load_catalog(MINI_CATALOG), tmp_path / "index", dense={"local": TimedEmbedder(clock, [10.0])},
-                log=lambda _m: None, budgets=Budgets({"local": 15.0}, clock=clock, chunk=8))
+                log=lambda _m: None, budgets=Budgets({"local": 55.0}, clock=clock, chunk=8))
     monkeypatch.setenv("RETRIEVER_LOCAL_MODEL", "0")
     monkeypatch.setenv("RETRIEVER_CACHE_DIR", str(tmp_path / "cache"))
     assert main(["eval", "--index-dir", str(tmp_path / "index"), "--queries", str(MINI_DIR / "queries.jsonl"),
                  "--labels", str(MINI_DIR / "labels.jsonl"), "--quiet", "--every", "5"]) == 0
     out = capsys.readouterr().out
-    assert "channel coverage: dense:local partial (tables 16/" in out and "budget of 15s spent" in out
+    assert "channel coverage: dense:local partial (tables 34/34, columns 6/164, groups 8/8, 60s): build budget " \
+           "of 55s spent" in out
     assert "eval: 3 questions" in out  # the 1st, 6th and 11th of 15

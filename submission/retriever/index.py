@@ -54,10 +54,9 @@ class Index:
     dense: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]] = field(default_factory=dict)
     #: channel name -> (token vectors, per-table offsets) for late interaction.
     multi: dict[str, tuple[np.ndarray, np.ndarray]] = field(default_factory=dict)
-    #: Partial channels only: which (table, column, group) rows / which tables the build embedded; their
-    #: vectors above hold those rows only.
+    #: Partial dense channels only: which (table, column, group) rows the build embedded; their vectors above
+    #: hold those rows only.
     dense_done: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]] = field(default_factory=dict)
-    multi_done: dict[str, np.ndarray] = field(default_factory=dict)
 
     @property
     def channels(self) -> list[str]:
@@ -93,8 +92,9 @@ def build_index(
 ) -> dict[str, Any]:
     """Write the whole index to a sibling temp dir, then swap it into place.
 
-    Each embedding channel gets its time budget from `budgets`; what it has not embedded when that is spent
-    is marked in a `*_done.npy` mask, and the manifest's `coverage` says per channel what was kept and why.
+    Each embedding channel gets its time budget from `budgets`. A dense channel cut in its columns is kept
+    with a `dense_<name>_done.npy` row mask; one cut in its tables or groups is left out (see
+    partial.WHOLE_PARTS). The manifest's `coverage` says per channel how much was embedded and why.
     """
     t0 = time.monotonic()
     index_dir = Path(index_dir)
@@ -112,7 +112,7 @@ def build_index(
         log(f"build: lexical indexes written ({time.monotonic() - t0:.1f}s)")
         channels = ["bm25_tables", "bm25_columns", "bm25_groups", "values"]
         covs = _write_dense(tmp, docs, dense or {}, budgets, log) + _write_multi(tmp, docs, multi or {}, budgets, log)
-        channels += [c.channel for c in covs if c.status != "absent"]
+        channels += [c.channel for c in covs if c.usable]
         manifest = {
             "format": FORMAT_VERSION,
             "retriever_version": __version__,
@@ -151,7 +151,7 @@ def _write_dense(tmp: Path, docs: Documents, dense: Mapping[str, Embedder], budg
         cov = Coverage(f"dense:{name}", _parts(done, sizes), step.seconds, step.reason)
         out.append(cov)
         _log_coverage(cov, emb, log)
-        if cov.status == "absent":
+        if not cov.usable:
             continue
         # Only embedded rows are stored (a 9%-embedded 100k catalog would otherwise carry 460 MB of zeros).
         for part, (lo, hi) in zip(sizes, _bounds(sizes), strict=True):
@@ -174,15 +174,13 @@ def _write_multi(tmp: Path, docs: Documents, multi: Mapping[str, MultiVectorEmbe
         cov = Coverage(f"multi:{name}", _parts(done, {"tables": len(texts)}), step.seconds, step.reason)
         out.append(cov)
         _log_coverage(cov, memb, log)
-        if cov.status == "absent":
+        if not cov.usable:  # only tables here: a partial late-interaction channel is never kept
             continue
         blank = np.zeros((1, memb.dim), dtype=np.float32)  # a table with no tokens scores 0
-        mats = [m if m.shape[0] else blank for m in step.rows if m is not None]  # embedded tables only
+        mats = [m if m is not None and m.shape[0] else blank for m in step.rows]
         offsets = np.cumsum([0] + [m.shape[0] for m in mats]).astype(np.int64)
         np.save(tmp / f"multi_{name}_vectors.npy", np.concatenate(mats).astype(np.float16))
         np.save(tmp / f"multi_{name}_offsets.npy", offsets)
-        if cov.status == "partial":
-            np.save(tmp / f"multi_{name}_done.npy", done)
     return out
 
 
@@ -308,23 +306,19 @@ def _load_index(index_dir: Path) -> Index:
         lexical = {n: LexicalIndex.load(index_dir / f"bm25_{n}", n_docs[n]) for n in LEXICAL}
         column_table = np.load(index_dir / "column_table.npy", allow_pickle=False)
         value_phrases = json.loads((index_dir / "value_phrases.json").read_text(encoding="utf-8"))
-        dense, multi, dense_done, multi_done = {}, {}, {}, {}
+        dense, dense_done, multi = {}, {}, {}
         for ch in manifest["channels"]:
             kind, _, name = ch.partition(":")
-            done = _done_mask(index_dir, manifest, f"{kind}_{name}_done.npy")
             if kind == "dense":
                 t, c, g = (_for_blas(np.load(index_dir / f"dense_{name}_{part}.npy", allow_pickle=False))
                            for part in ("tables", "columns", "groups"))
                 dense[name] = (t, c, g)
+                done = _done_mask(index_dir, manifest, f"dense_{name}_done.npy")
                 if done is not None:
                     dense_done[name] = _split_done(ch, done, counts, (t, c, g))
             elif kind == "multi":
                 multi[name] = (_for_blas(np.load(index_dir / f"multi_{name}_vectors.npy", allow_pickle=False)),
                                np.load(index_dir / f"multi_{name}_offsets.npy", allow_pickle=False))
-                if done is not None:
-                    if done.size != counts["tables"] or int(done.sum()) != multi[name][1].size - 1:
-                        raise ValueError(f"{ch} mask does not match its vectors or the catalog")
-                    multi_done[name] = done
     except (OSError, ValueError, KeyError, TypeError) as e:
         raise BadIndexError(f"index in {str(index_dir)!r} is corrupt ({type(e).__name__}: {e}); rebuild it") from None
     groups = group_order(catalog)
@@ -335,7 +329,7 @@ def _load_index(index_dir: Path) -> Index:
     if len(table_stems) != len(catalog.tables) or len(group_stems) != len(groups):
         raise BadIndexError(f"index in {str(index_dir)!r} has name stems that do not match its catalog; rebuild it")
     return Index(catalog, manifest, lexical, column_table, table_group, groups, value_phrases,
-                 relationship_graph(catalog), table_stems, group_stems, dense, multi, dense_done, multi_done)
+                 relationship_graph(catalog), table_stems, group_stems, dense, multi, dense_done)
 
 
 def _split_done(ch: str, done: np.ndarray, counts: Mapping[str, int],

@@ -110,8 +110,7 @@ class Planner:
             vecs, offsets = self.index.multi[name]
             qm = np.asarray(q, dtype=np.float32).reshape(-1, vecs.shape[1])
             sim = (vecs @ qm.T.astype(vecs.dtype)).astype(np.float32)
-            out[f"late:{name}"] = fill_missing(np.maximum.reduceat(sim, offsets[:-1], axis=0).sum(axis=1),
-                                               self.index.multi_done.get(name))
+            out[f"late:{name}"] = np.maximum.reduceat(sim, offsets[:-1], axis=0).sum(axis=1)
         return out
 
     def evidence(self, question: str, query_vectors: Mapping[str, np.ndarray], opts: Options) -> Evidence:
