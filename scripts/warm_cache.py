@@ -19,7 +19,12 @@ from retriever.config import Settings  # noqa: E402
 from retriever.documents import build_documents  # noqa: E402
 from retriever.errors import RetrieverError  # noqa: E402
 from retriever.evaluation import read_jsonl  # noqa: E402
+from retriever.partial import CHUNK  # noqa: E402
 from retriever.runtime import build_embedders  # noqa: E402
+
+
+def _chunks(texts: list[str]) -> list[list[str]]:
+    return [texts[i : i + CHUNK] for i in range(0, len(texts), CHUNK)]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -37,13 +42,17 @@ def main(argv: list[str] | None = None) -> int:
         t0 = time.monotonic()
         texts = docs.table_texts + docs.column_texts
         for name, emb in dense.items():
-            emb.embed(texts, "document")
-            emb.embed(questions, "query")
+            for chunk in _chunks(texts):  # a build embedder's API budget is per chunk (runtime.API_CHUNK_BUDGET_S)
+                emb.embed(chunk, "document")
+            for chunk in _chunks(questions):
+                emb.embed(chunk, "query")
             print(f"warm-cache: {name}: {len(texts)} documents + {len(questions)} questions "
                   f"(hits {getattr(emb, 'hits', '?')}, misses {getattr(emb, 'misses', '?')})", file=sys.stderr)
         for name, memb in multi.items():
-            memb.embed_multi(docs.table_texts, "document")
-            memb.embed_multi(questions, "query")
+            for chunk in _chunks(docs.table_texts):
+                memb.embed_multi(chunk, "document")
+            for chunk in _chunks(questions):
+                memb.embed_multi(chunk, "query")
             print(f"warm-cache: {name}: {len(docs.table_texts)} documents + {len(questions)} questions "
                   f"(hits {getattr(memb, 'hits', '?')}, misses {getattr(memb, 'misses', '?')})", file=sys.stderr)
         print(f"warm-cache: done in {time.monotonic() - t0:.1f}s into {settings.cache_dir}", file=sys.stderr)

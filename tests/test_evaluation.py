@@ -29,3 +29,10 @@ def test_replay_counts_and_lists_misses() -> None:
     lines = rep.miss_lines()
     assert lines[0] == "misses (1):" and lines[1] == "[nojoin] q nojoin"
     assert lines[2] == "  gold:   g.a, g.b joined by g.a.x=g.b.y" and lines[3] == "  answer: g.a, g.b"
+
+
+def test_a_plan_with_no_resolved_table_is_covered_but_never_routed() -> None:
+    labels = {"empty": {"plans": [{"tables": [], "joins": []}]}}
+    rep = replay([{"query_id": "empty", "question": "q"}], labels, lambda q: (["g.a"], [], 0.5, "g"),
+                 lambda t: t.split(".")[0])
+    assert (rep.questions, rep.hits, rep.routed) == (1, 1, 0)

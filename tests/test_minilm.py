@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 
 from retriever.catalog import parse_catalog
-from retriever.errors import EmbeddingError
 from retriever.index import build_index, load_index
 from retriever.minilm import MiniLM, find_model_dir, load_safetensors
+from retriever.partial import Budgets
 
 FIXTURE = Path(__file__).parent / "fixtures" / "minilm_reference.json"
 MODEL_DIR = find_model_dir()
@@ -96,16 +96,16 @@ def test_find_model_dir_override(tmp_path: Path) -> None:
 
 
 @needs_model
-def test_build_budget_gives_up_early_and_the_build_leaves_the_channel_out(tmp_path: Path) -> None:
-    """A catalog too big for this CPU in the budget: the local channel is dropped, the build still succeeds."""
-    slow = MiniLM(budget_s=0.01)
-    texts = [f"table number {i} with columns alpha beta gamma delta and some sample values" for i in range(200)]
-    with pytest.raises(EmbeddingError, match="over its 0s budget"):
-        slow.embed(texts, "document")
-    assert MiniLM(budget_s=600).embed(texts[:20], "document").shape == (20, 384)  # in budget: no effect
+def test_a_build_over_budget_keeps_the_local_channel_with_what_it_embedded(tmp_path: Path) -> None:
+    """A catalog too big for the budget: the channel is kept with tables and groups whole, columns partial."""
+    ticks = iter(range(1_000))  # a clock that moves one second per reading: 4 chunks start before 5.5 s
     logs: list[str] = []
     catalog = parse_catalog({"tables": [{"table_id": f"g.t{i}", "columns": ["alpha", "beta", "gamma"]}
                                         for i in range(120)]})
-    build_index(catalog, tmp_path / "index", dense={"local": slow}, log=logs.append)
-    assert load_index(tmp_path / "index").channels == ["bm25_tables", "bm25_columns", "bm25_groups", "values"]
-    assert any("channel dense:local left out" in m and "budget" in m for m in logs), logs
+    manifest = build_index(catalog, tmp_path / "index", dense={"local": MiniLM()}, log=logs.append,
+                           budgets=Budgets({"local": 5.5}, clock=lambda: float(next(ticks)), chunk=32))
+    assert manifest["coverage"]["dense:local"]["parts"] == {"tables": [120, 120], "columns": [7, 360],
+                                                            "groups": [1, 1]}
+    index = load_index(tmp_path / "index")
+    assert "dense:local" in index.channels and int(index.dense_done["local"][1].sum()) == 7
+    assert any("dense:local partial" in m and "budget of 5.5s spent" in m for m in logs), logs

@@ -83,6 +83,20 @@ def column_max(col_scores: np.ndarray, layout: Layout) -> np.ndarray:
     return out
 
 
+def fill_missing(scores: np.ndarray, done: np.ndarray | None) -> np.ndarray:
+    """Scores of a partial channel's embedded rows -> scores of all rows, the others at this question's median.
+
+    The median is neither for nor against a row the build did not reach: a zero cosine would rank it last,
+    and it must not lose to one the build happened to reach. With no row embedded every score is the same
+    0, which the conditional-logit models ignore (a shift common to all alternatives).
+    """
+    if done is None:
+        return scores
+    out = np.full(done.size, np.median(scores) if scores.size else 0.0, dtype=np.float32)
+    out[done] = scores
+    return out
+
+
 def match_phrases(question: str, phrases: Mapping[str, Sequence[int]]) -> dict[str, Sequence[int]]:
     """Question n-grams that are sample values somewhere in the catalog."""
     toks = words(question)

@@ -17,8 +17,9 @@ from .config import Settings
 from .errors import ConfigError, RetrieverError
 from .evaluation import Report, read_jsonl, replay
 from .index import build_index
+from .partial import coverage_lines
 from .planner import Options, switches
-from .runtime import build_embedders
+from .runtime import build_budgets, build_embedders
 
 
 class _Parser(argparse.ArgumentParser):
@@ -59,6 +60,7 @@ def _parser() -> argparse.ArgumentParser:
     e.add_argument("--misses", type=Path, help="also write the misses here as JSONL")
     e.add_argument("--quiet", action="store_true", help="print only the summary, not every miss")
     e.add_argument("--limit", type=int)
+    e.add_argument("--every", type=int, default=1, help="only every N-th question (1st, N+1-th, ...): a quick sample")
     e.add_argument("--weights", type=Path, help="fitted weights to use instead of the shipped ones")
     return ap
 
@@ -95,9 +97,11 @@ def _build(args: argparse.Namespace, settings: Settings) -> int:
     if catalog.warnings:
         print(f"build: {len(catalog.warnings)} catalog warning(s) in all", file=sys.stderr)
     dense, multi = build_embedders(settings)
-    manifest = build_index(catalog, args.index_dir, dense, multi)
+    manifest = build_index(catalog, args.index_dir, dense, multi, budgets=build_budgets(settings))
     print(f"build: done in {time.monotonic() - t0:.1f}s -> {args.index_dir} "
           f"(channels: {', '.join(manifest['channels'])})", file=sys.stderr)
+    for line in coverage_lines(manifest):
+        print(f"build: {line}", file=sys.stderr)
     return 0
 
 
@@ -139,7 +143,9 @@ def _eval(args: argparse.Namespace, settings: Settings) -> int:
         raise ConfigError(f"--disable: unknown {', '.join(sorted(disabled - set(valid)))}; "
                           f"valid: {', '.join(valid)}")
     labels = {row["query_id"]: row for row in read_jsonl(args.labels)}
-    queries = read_jsonl(args.queries)[: args.limit] if args.limit else read_jsonl(args.queries)
+    if args.every < 1:
+        raise ConfigError(f"--every {args.every} must be at least 1")
+    queries = read_jsonl(args.queries)[:: args.every][: args.limit or None]
     groups = {t.table_id: t.group for t in planner.index.catalog.tables}
     vectors = {}
     live: set[str] = set()
@@ -161,6 +167,8 @@ def _eval(args: argparse.Namespace, settings: Settings) -> int:
     if not args.quiet:
         print("\n".join(rep.miss_lines()) + "\n")
     print(f"channels in index: {', '.join(planner.index.channels)}")
+    for line in coverage_lines(planner.index.manifest):
+        print(f"channel coverage: {line}")
     print(f"query-time embedding channels live: {', '.join(sorted(live)) or 'none'}"
           + (f"; disabled: {', '.join(sorted(disabled))}" if disabled else ""))
     print("\n".join(rep.lines()))

@@ -12,6 +12,7 @@ import sys
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -25,10 +26,13 @@ from .documents import Documents, build_documents, group_order
 from .embedding import Embedder, MultiVectorEmbedder
 from .errors import BadIndexError, EmbeddingError
 from .lexical import LexicalIndex
+from .partial import Budgets, Coverage, Stepped, priority_order, run_within
 from .quality import probe_sample, self_retrieval
 from .text import tokenize
 
-FORMAT_VERSION = 5
+FORMAT_VERSION = 6
+#: No time budget on any channel (tests and in-process builds; the entry point passes the configured ones).
+UNBOUNDED = Budgets()
 #: Column types, descriptions and sample values for prompt output; read on demand, not at startup.
 DETAILS_FILE = "schema_details.json"
 DETAIL_VALUES = 3
@@ -55,6 +59,9 @@ class Index:
     dense: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]] = field(default_factory=dict)
     #: channel name -> (token vectors, per-table offsets) for late interaction.
     multi: dict[str, tuple[np.ndarray, np.ndarray]] = field(default_factory=dict)
+    #: Partial dense channels only: which (table, column, group) rows the build embedded; their vectors above
+    #: hold those rows only.
+    dense_done: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]] = field(default_factory=dict)
 
     @property
     def channels(self) -> list[str]:
@@ -86,8 +93,14 @@ def build_index(
     dense: Mapping[str, Embedder] | None = None,
     multi: Mapping[str, MultiVectorEmbedder] | None = None,
     log: Callable[[str], None] = lambda m: print(m, file=sys.stderr, flush=True),
+    budgets: Budgets = UNBOUNDED,
 ) -> dict[str, Any]:
-    """Write the whole index to a sibling temp dir, then swap it into place."""
+    """Write the whole index to a sibling temp dir, then swap it into place.
+
+    Each embedding channel gets its time budget from `budgets`. A dense channel cut in its columns is kept
+    with a `dense_<name>_done.npy` row mask; one cut in its tables or groups is left out (see
+    partial.WHOLE_PARTS). The manifest's `coverage` says per channel how much was embedded and why.
+    """
     t0 = time.monotonic()
     index_dir = Path(index_dir)
     index_dir.parent.mkdir(parents=True, exist_ok=True)
@@ -105,40 +118,9 @@ def build_index(
         log(f"build: lexical indexes written ({time.monotonic() - t0:.1f}s)")
         channels = ["bm25_tables", "bm25_columns", "bm25_groups", "values"]
         quality: dict[str, float] = {}
-        probe = probe_sample(len(catalog.tables))
-        for name, emb in (dense or {}).items():
-            texts = docs.table_texts + docs.column_texts + docs.group_texts
-            log(f"build: embedding {len(texts)} texts with {emb.name}")
-            try:  # one call per channel, so one API budget bounds the whole channel
-                vecs = emb.embed(texts, "document")
-            except EmbeddingError as e:  # the API being down must not cost the whole build
-                log(f"build: channel dense:{name} left out: {e}")
-                continue
-            n_t, n_c = len(docs.table_texts), len(docs.column_texts)
-            tv, cv, gv = vecs[:n_t], vecs[n_t:n_t + n_c], vecs[n_t + n_c:]
-            np.save(tmp / f"dense_{name}_tables.npy", tv.astype(np.float16))
-            np.save(tmp / f"dense_{name}_columns.npy", cv.astype(np.float16))
-            np.save(tmp / f"dense_{name}_groups.npy", gv.astype(np.float16))
-            channels.append(f"dense:{name}")
-            try:
-                asked = emb.embed([docs.table_labels[i] for i in probe], "query")
-                quality[name] = round(self_retrieval(asked, tv, probe), 4)
-            except EmbeddingError as e:  # an unmeasured channel ranks last, it is not dropped
-                log(f"build: channel dense:{name} not probed: {e}")
-            log(f"build: {name} done: {len(texts)} texts, cache hits {getattr(emb, 'hits', 0)}, "
-                f"misses {getattr(emb, 'misses', 0)} ({time.monotonic() - t0:.1f}s)")
-        for name, memb in (multi or {}).items():
-            try:
-                mats = [m if m.shape[0] else np.zeros((1, memb.dim), dtype=np.float32)
-                        for m in memb.embed_multi(docs.table_texts, "document")]
-            except EmbeddingError as e:
-                log(f"build: channel multi:{name} left out: {e}")
-                continue
-            offsets = np.cumsum([0] + [m.shape[0] for m in mats]).astype(np.int64)
-            np.save(tmp / f"multi_{name}_vectors.npy", np.concatenate(mats).astype(np.float16))
-            np.save(tmp / f"multi_{name}_offsets.npy", offsets)
-            channels.append(f"multi:{name}")
-            log(f"build: {name} late-interaction vectors done ({time.monotonic() - t0:.1f}s)")
+        covs = (_write_dense(tmp, docs, dense or {}, budgets, log, quality)
+                + _write_multi(tmp, docs, multi or {}, budgets, log))
+        channels += [c.channel for c in covs if c.usable]
         manifest = {
             "format": FORMAT_VERSION,
             "retriever_version": __version__,
@@ -150,6 +132,7 @@ def build_index(
                        "warnings": len(catalog.warnings)},
             "channels": channels,
             "dense_quality": quality,
+            "coverage": {c.channel: c.as_json() for c in covs},
             "embedders": {**{n: e.name for n, e in (dense or {}).items()},
                           **{n: e.name for n, e in (multi or {}).items()}},
             "files": _file_digests(tmp),
@@ -204,6 +187,78 @@ def load_schema_details(index_dir: Path, n_tables: int) -> list[list[Any]] | Non
     if not isinstance(data, list) or len(data) != n_tables:
         raise BadIndexError(f"index file {str(path)!r} does not match the catalog; rebuild the index")
     return data
+
+
+def _write_dense(tmp: Path, docs: Documents, dense: Mapping[str, Embedder], budgets: Budgets,
+                 log: Callable[[str], None], quality: dict[str, float]) -> list[Coverage]:
+    """Each dense channel's vectors (as far as its budget goes) and, into `quality`, its probe score."""
+    texts = docs.table_texts + docs.column_texts + docs.group_texts
+    order = priority_order(len(docs.table_texts), docs.column_table, len(docs.group_texts))
+    sizes = {"tables": len(docs.table_texts), "columns": len(docs.column_texts), "groups": len(docs.group_texts)}
+    out = []
+    for name, emb in dense.items():
+        log(f"build: embedding {len(texts)} texts with {emb.name}")
+        step: Stepped[np.ndarray] = run_within(f"dense:{name}", texts, order, partial(emb.embed, kind="document"),
+                                               budgets.seconds.get(name), budgets, log)
+        done = step.done
+        cov = Coverage(f"dense:{name}", _parts(done, sizes), step.seconds, step.reason)
+        out.append(cov)
+        _log_coverage(cov, emb, log)
+        if not cov.usable:
+            continue
+        # Only embedded rows are stored (a 9%-embedded 100k catalog would otherwise carry 460 MB of zeros).
+        for part, (lo, hi) in zip(sizes, _bounds(sizes), strict=True):
+            got = [r for r in step.rows[lo:hi] if r is not None]
+            vecs = np.stack(got) if got else np.zeros((0, emb.dim))
+            np.save(tmp / f"dense_{name}_{part}.npy", vecs.astype(np.float16))
+        if cov.status == "partial":
+            np.save(tmp / f"dense_{name}_done.npy", done)
+        tables = np.stack([r for r in step.rows[:sizes["tables"]] if r is not None])  # usable: all of them
+        probe = probe_sample(sizes["tables"])
+        try:  # an unmeasured channel ranks last among the dense channels, it is not dropped
+            asked = emb.embed([docs.table_labels[i] for i in probe], "query")
+            quality[name] = round(self_retrieval(asked, tables, probe), 4)
+        except EmbeddingError as e:
+            log(f"build: channel dense:{name} not probed: {e}")
+    return out
+
+
+def _write_multi(tmp: Path, docs: Documents, multi: Mapping[str, MultiVectorEmbedder], budgets: Budgets,
+                 log: Callable[[str], None]) -> list[Coverage]:
+    texts = docs.table_texts
+    out = []
+    for name, memb in multi.items():
+        step = run_within(f"multi:{name}", texts, np.arange(len(texts)), partial(memb.embed_multi, kind="document"),
+                          budgets.seconds.get(name), budgets, log)
+        done = step.done
+        cov = Coverage(f"multi:{name}", _parts(done, {"tables": len(texts)}), step.seconds, step.reason)
+        out.append(cov)
+        _log_coverage(cov, memb, log)
+        if not cov.usable:  # only tables here: a partial late-interaction channel is never kept
+            continue
+        blank = np.zeros((1, memb.dim), dtype=np.float32)  # a table with no tokens scores 0
+        mats = [m if m is not None and m.shape[0] else blank for m in step.rows]
+        offsets = np.cumsum([0] + [m.shape[0] for m in mats]).astype(np.int64)
+        np.save(tmp / f"multi_{name}_vectors.npy", np.concatenate(mats).astype(np.float16))
+        np.save(tmp / f"multi_{name}_offsets.npy", offsets)
+    return out
+
+
+def _bounds(sizes: Mapping[str, int]) -> list[tuple[int, int]]:
+    """(start, end) of each part in the concatenated [tables, columns, groups] rows."""
+    ends = np.cumsum(list(sizes.values())).tolist()
+    return list(zip([0, *ends[:-1]], ends, strict=True))
+
+
+def _parts(done: np.ndarray, sizes: Mapping[str, int]) -> dict[str, tuple[int, int]]:
+    return {p: (int(done[lo:hi].sum()), n) for (p, n), (lo, hi) in zip(sizes.items(), _bounds(sizes), strict=True)}
+
+
+def _log_coverage(cov: Coverage, emb: Embedder | MultiVectorEmbedder, log: Callable[[str], None]) -> None:
+    if cov.status == "absent":
+        log(f"build: channel {cov.channel} left out: {cov.reason}")
+    else:
+        log(f"build: {cov.describe()}; cache hits {getattr(emb, 'hits', 0)}, misses {getattr(emb, 'misses', 0)}")
 
 
 def _write_lexical(tmp: Path, docs: Documents) -> None:
@@ -311,13 +366,16 @@ def _load_index(index_dir: Path) -> Index:
         lexical = {n: LexicalIndex.load(index_dir / f"bm25_{n}", n_docs[n]) for n in LEXICAL}
         column_table = np.load(index_dir / "column_table.npy", allow_pickle=False)
         value_phrases = json.loads((index_dir / "value_phrases.json").read_text(encoding="utf-8"))
-        dense, multi = {}, {}
+        dense, dense_done, multi = {}, {}, {}
         for ch in manifest["channels"]:
             kind, _, name = ch.partition(":")
             if kind == "dense":
                 t, c, g = (_for_blas(np.load(index_dir / f"dense_{name}_{part}.npy", allow_pickle=False))
                            for part in ("tables", "columns", "groups"))
                 dense[name] = (t, c, g)
+                done = _done_mask(index_dir, manifest, f"dense_{name}_done.npy")
+                if done is not None:
+                    dense_done[name] = _split_done(ch, done, counts, (t, c, g))
             elif kind == "multi":
                 multi[name] = (_for_blas(np.load(index_dir / f"multi_{name}_vectors.npy", allow_pickle=False)),
                                np.load(index_dir / f"multi_{name}_offsets.npy", allow_pickle=False))
@@ -331,4 +389,24 @@ def _load_index(index_dir: Path) -> Index:
     if len(table_stems) != len(catalog.tables) or len(group_stems) != len(groups):
         raise BadIndexError(f"index in {str(index_dir)!r} has name stems that do not match its catalog; rebuild it")
     return Index(catalog, manifest, lexical, column_table, table_group, groups, value_phrases,
-                 relationship_graph(catalog), table_stems, group_stems, dense, multi)
+                 relationship_graph(catalog), table_stems, group_stems, dense, multi, dense_done)
+
+
+def _split_done(ch: str, done: np.ndarray, counts: Mapping[str, int],
+                vecs: tuple[np.ndarray, ...]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """A partial dense channel's mask per part, checked against the rows its vectors hold."""
+    sizes = {p: counts[p] for p in ("tables", "columns", "groups")}
+    dt, dc, dg = (done[lo:hi] for lo, hi in _bounds(sizes))
+    if done.size != sum(sizes.values()) or [int(d.sum()) for d in (dt, dc, dg)] != [len(v) for v in vecs]:
+        raise ValueError(f"{ch} mask does not match its vectors or the catalog")
+    return dt, dc, dg
+
+
+def _done_mask(index_dir: Path, manifest: Mapping[str, Any], rel: str) -> np.ndarray | None:
+    """A partial channel's row mask (None for a complete channel: it has no mask file)."""
+    if rel not in manifest["files"]:
+        return None
+    done = np.load(index_dir / rel, allow_pickle=False)
+    if done.dtype != np.bool_ or done.ndim != 1:
+        raise ValueError(f"{rel} is not a boolean row mask")
+    return done

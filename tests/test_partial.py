@@ -1,0 +1,201 @@
+"""Build channels inside their time budget: kept whole when the real total fits, cut in steps when not."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+import pytest
+from conftest import MINI_CATALOG, MINI_DIR
+
+from retriever.catalog import Catalog, load_catalog, parse_catalog
+from retriever.channels import fill_missing
+from retriever.cli import main
+from retriever.embedding import HashEmbedder, Kind
+from retriever.errors import EmbeddingError
+from retriever.index import build_index, load_index
+from retriever.partial import Budgets, Coverage, coverage_lines, priority_order
+from retriever.planner import Planner, default_models
+
+#: 6 tables of 3 columns in 2 groups: 26 texts ordered tables (0-5), columns (6-23), groups (24-25).
+TABLES, COLUMNS, GROUPS = 6, 18, 2
+
+
+def small_catalog() -> Catalog:
+    tables = [{"table_id": f"{g}.{name}", "columns": [f"{name}_id", f"{name}_label", f"{name}_amount"]}
+              for g, names in (("shop", ("orders", "items", "clients")), ("zoo", ("animals", "keepers", "cages")))
+              for name in names]
+    return parse_catalog({"tables": tables})
+
+
+class Clock:
+    """A fake monotonic clock that only the embedders below move."""
+
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+class TimedEmbedder(HashEmbedder):
+    """HashEmbedder whose n-th call costs `costs[n]` seconds of the fake clock (the last one repeats)."""
+
+    def __init__(self, clock: Clock, costs: Sequence[float], fail_on: int | None = None) -> None:
+        super().__init__(dim=16, name="timed")
+        self.clock, self.costs, self.fail_on, self.calls = clock, costs, fail_on, 0
+
+    def _tick(self) -> None:
+        if self.calls == self.fail_on:
+            raise EmbeddingError("backend went away")
+        self.clock.now += self.costs[min(self.calls, len(self.costs) - 1)]
+        self.calls += 1
+
+    def embed(self, texts: Sequence[str], kind: Kind) -> np.ndarray:
+        self._tick()
+        return super().embed(texts, kind)
+
+    def embed_multi(self, texts: Sequence[str], kind: Kind) -> list[np.ndarray]:
+        self._tick()
+        return super().embed_multi(texts, kind)
+
+
+def build(tmp_path: Path, emb: TimedEmbedder, budget_s: float, *, multi: bool = False) -> tuple[dict, list[str]]:
+    logs: list[str] = []
+    channels = {"local": emb}
+    manifest = build_index(small_catalog(), tmp_path / "index", dense=None if multi else channels,
+                           multi=channels if multi else None, log=logs.append,
+                           budgets=Budgets({"local": budget_s}, clock=emb.clock, chunk=4))
+    return manifest, logs
+
+
+def test_priority_order_puts_tables_and_groups_first_then_every_tables_first_column() -> None:
+    order = priority_order(2, [0, 0, 0, 1, 1], 1).tolist()
+    assert order == [0, 1, 7, 2, 5, 3, 6, 4]  # tables 0-1, group 7, then columns by position in their table
+
+
+def test_a_slow_start_does_not_cost_the_channel_when_the_real_total_fits(tmp_path: Path) -> None:
+    """A load spike makes the first two chunks 40x slower: the old projection from them (about 1,040 s for
+    a 100 s budget) dropped the channel; the real total (86.5 s) fits, so the channel is kept whole."""
+    clock = Clock()
+    emb = TimedEmbedder(clock, [40.0, 40.0, 0.5])
+    manifest, logs = build(tmp_path, emb, budget_s=100.0)
+    first_chunk_projection = 40.0 * (TABLES + COLUMNS + GROUPS) / 4
+    assert first_chunk_projection > 100.0 and clock.now < 100.0
+    assert manifest["coverage"]["dense:local"]["status"] == "complete"
+    assert "dense:local" in manifest["channels"] and "dense_local_done.npy" not in manifest["files"]
+    unbudgeted, _ = build(tmp_path / "free", TimedEmbedder(Clock(), [0.0]), budget_s=1e9)
+    index, free = load_index(tmp_path / "index"), load_index(tmp_path / "free" / "index")
+    assert not index.dense_done
+    for got, want in zip(index.dense["local"], free.dense["local"], strict=True):
+        assert np.array_equal(got, want)
+    assert any("dense:local complete" in m for m in logs), logs
+
+
+@pytest.mark.parametrize(("budget_s", "columns"), [
+    (25.0, 4),  # chunks start at 0, 10, 20 s: 12 texts = tables, groups, then 4 first columns
+    (35.0, 8),  # one more chunk: the 2 first columns left, then second ones
+])
+def test_an_overrun_in_the_columns_keeps_the_channel_with_what_was_embedded(
+    tmp_path: Path, budget_s: float, columns: int
+) -> None:
+    clock = Clock()
+    manifest, logs = build(tmp_path, TimedEmbedder(clock, [10.0]), budget_s=budget_s)
+    cov = manifest["coverage"]["dense:local"]
+    assert cov["status"] == "partial" and cov["in_index"] and f"budget of {budget_s:g}s spent" in cov["reason"]
+    assert cov["parts"] == {"tables": [TABLES, TABLES], "columns": [columns, COLUMNS], "groups": [GROUPS, GROUPS]}
+    assert "dense:local" in manifest["channels"] and "dense_local_done.npy" in manifest["files"]
+    index = load_index(tmp_path / "index")
+    t_done, c_done, g_done = index.dense_done["local"]
+    assert t_done.all() and g_done.all() and int(c_done.sum()) == columns
+    # Columns are taken by position: every table's first column before any table's second.
+    assert c_done.reshape(TABLES, 3).sum(axis=0).tolist() == [min(columns, 6), max(columns - 6, 0), 0]
+    c_vecs = index.dense["local"][1]  # embedded rows only
+    assert c_vecs.shape == (columns, 16) and np.all(np.linalg.norm(c_vecs, axis=1) > 0.99)
+    assert any("dense:local partial" in m and "columns" in m for m in logs), logs
+
+
+def test_an_overrun_in_the_tables_leaves_the_channel_out_and_says_why(tmp_path: Path) -> None:
+    """Part of the tables embedded misleads search (a group's best real cosine beats the median), so the
+    index leaves the channel out; the manifest still says how far it got."""
+    manifest, logs = build(tmp_path, TimedEmbedder(Clock(), [10.0]), budget_s=5.0)
+    cov = manifest["coverage"]["dense:local"]
+    assert cov["status"] == "partial" and not cov["in_index"]
+    assert cov["parts"] == {"tables": [4, TABLES], "columns": [0, COLUMNS], "groups": [0, GROUPS]}
+    assert "dense:local" not in manifest["channels"] and not any(f.startswith("dense_") for f in manifest["files"])
+    assert any("left out of the index: tables or groups incomplete" in m for m in logs), logs
+
+
+def test_a_partial_channel_scores_unembedded_rows_at_the_median_and_still_answers(tmp_path: Path) -> None:
+    clock = Clock()
+    build(tmp_path, TimedEmbedder(clock, [10.0]), budget_s=25.0)
+    planner = Planner(load_index(tmp_path / "index"), default_models())
+    question = "which keepers look after the animals in each cage"
+    q = HashEmbedder(dim=16, name="timed").embed([question], "query")[0]
+    _, col_scores, _ = planner.dense_scores({"local": q})["local"]
+    _, c_done, _ = planner.index.dense_done["local"]
+    raw = planner.index.dense["local"][1] @ q
+    assert col_scores.shape == (COLUMNS,) and np.allclose(col_scores[c_done], raw)
+    assert np.allclose(col_scores[~c_done], np.median(raw))
+    answer = planner.answer(question, {"local": q})
+    assert len(answer.table_ids) == 5 and len(set(answer.table_ids)) == 5
+
+
+def test_a_backend_failure_midway_keeps_the_chunks_already_embedded(tmp_path: Path) -> None:
+    clock = Clock()
+    manifest, _ = build(tmp_path, TimedEmbedder(clock, [1.0], fail_on=3), budget_s=100.0)
+    cov = manifest["coverage"]["dense:local"]
+    assert cov["status"] == "partial" and cov["in_index"] and cov["reason"] == "backend went away"
+    assert cov["parts"]["columns"] == [4, COLUMNS] and "dense:local" in manifest["channels"]
+
+
+def test_a_backend_failing_at_once_leaves_the_channel_out_and_says_why(tmp_path: Path) -> None:
+    manifest, logs = build(tmp_path, TimedEmbedder(Clock(), [1.0], fail_on=0), budget_s=100.0)
+    assert manifest["coverage"]["dense:local"]["status"] == "absent"
+    assert "dense:local" not in manifest["channels"] and not any(f.startswith("dense_") for f in manifest["files"])
+    assert any("channel dense:local left out: backend went away" in m for m in logs), logs
+    assert coverage_lines(manifest) == ["dense:local absent (tables 0/6, columns 0/18, groups 0/2, 0s): "
+                                        "backend went away"]
+
+
+def test_late_interaction_is_cut_the_same_way(tmp_path: Path) -> None:
+    """Its only part is the tables: whole, it is kept; cut, it is left out with its coverage recorded."""
+    manifest, _ = build(tmp_path, TimedEmbedder(Clock(), [10.0]), budget_s=15.0, multi=True)
+    assert manifest["coverage"]["multi:local"] == {"status": "complete", "in_index": True,
+                                                   "parts": {"tables": [TABLES, TABLES]}, "seconds": 20.0,
+                                                   "reason": ""}
+    assert "multi:local" in manifest["channels"]
+    manifest, _ = build(tmp_path, TimedEmbedder(Clock(), [10.0]), budget_s=5.0, multi=True)
+    cov = manifest["coverage"]["multi:local"]
+    assert cov["parts"] == {"tables": [4, TABLES]} and not cov["in_index"]
+    assert "multi:local" not in manifest["channels"] and not any(f.startswith("multi_") for f in manifest["files"])
+
+
+def test_fill_missing_and_coverage_round_trip() -> None:
+    s = np.array([0.1, 0.9, 0.5], dtype=np.float32)
+    assert fill_missing(s, None) is s
+    assert fill_missing(s, np.array([True, True, False, True])).tolist() == pytest.approx([0.1, 0.9, 0.5, 0.5])
+    assert fill_missing(s[:0], np.zeros(3, dtype=bool)).tolist() == [0.0, 0.0, 0.0]
+    cov = Coverage("dense:local", {"tables": (6, 6), "columns": (2, 18)}, 12.34, "build budget of 10s spent")
+    assert Coverage.from_json("dense:local", cov.as_json()) == Coverage(
+        "dense:local", {"tables": (6, 6), "columns": (2, 18)}, 12.3, "build budget of 10s spent")
+    assert cov.describe() == "dense:local partial (tables 6/6, columns 2/18, 12s): build budget of 10s spent"
+    with pytest.raises(ValueError, match="bad build budgets"):
+        Budgets({"local": 0.0})
+
+
+def test_eval_header_says_how_much_of_each_channel_the_build_kept(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    clock = Clock()
+    build_index(load_catalog(MINI_CATALOG), tmp_path / "index", dense={"local": TimedEmbedder(clock, [10.0])},
+                log=lambda _m: None, budgets=Budgets({"local": 55.0}, clock=clock, chunk=8))
+    monkeypatch.setenv("RETRIEVER_LOCAL_MODEL", "0")
+    monkeypatch.setenv("RETRIEVER_CACHE_DIR", str(tmp_path / "cache"))
+    assert main(["eval", "--index-dir", str(tmp_path / "index"), "--queries", str(MINI_DIR / "queries.jsonl"),
+                 "--labels", str(MINI_DIR / "labels.jsonl"), "--quiet", "--every", "5"]) == 0
+    out = capsys.readouterr().out
+    assert "channel coverage: dense:local partial (tables 34/34, columns 6/164, groups 8/8, 60s): build budget " \
+           "of 55s spent" in out
+    assert "eval: 3 questions" in out  # the 1st, 6th and 11th of 15
