@@ -54,3 +54,17 @@ def test_a_question_that_matches_nothing_has_no_lexical_evidence() -> None:
     ev = _evidence([[False, False, False]], [2.0], {})
     got = dict(zip(CONFIDENCE_FEATURES, confidence_features(ev, 0.9, 0.9).tolist(), strict=True))
     assert got["matched"] == 0.0 and got["cov_best"] == 0.0 and got["dense_best"] == 0.0
+
+
+def test_entity_terms_come_from_quoted_or_capitalised_words_past_the_first() -> None:
+    from retriever.channels import entity_terms
+    from retriever.text import tokenize
+
+    def named(q: str) -> list[str]:
+        terms = list(dict.fromkeys(tokenize(q)))
+        return [t for t, e in zip(terms, entity_terms(q, terms), strict=True) if e]
+
+    assert named("How many orders did Cindy Stewart place?") == ["cindi", "stewart"]
+    assert named('Which play contains "the walls of Florence"?') == ["wall", "florenc"]
+    assert named("What is the price of 'floor lamp'?") == ["floor", "lamp"]
+    assert named("Singers older than 30?") == []

@@ -11,7 +11,7 @@ import numpy as np
 
 MAX_PLAN_TABLES = 5
 #: Tables of a group considered for plans, by relevance; bridges on paths between them are added.
-POOL_SIZE = 10
+POOL_SIZE = 7
 #: Top tables between which bridge paths are added.
 BRIDGE_SEEDS = 4
 MAX_BRIDGE_EDGES = 3
@@ -114,13 +114,30 @@ def enumerate_plans(group: int, pool: Sequence[int], relevance: np.ndarray, grap
         frontier = nxt
     plans = []
     for s in out:
-        parts = nx.number_connected_components(graph.subgraph(s)) if len(s) > 1 else 1
+        parts = _components(s, graph)
         plans.append(Plan(group, s, _joins(s, graph), parts == 1, parts - 1))
     top = sorted(pool, key=lambda t: (-float(relevance[t]), t))[:UNJOINED_SEEDS]
     for a, b in combinations(sorted(top), 2):
         if (a, b) not in seen:
             plans.append(Plan(group, (a, b), (), False))
     return plans
+
+
+def _components(tables: tuple[int, ...], graph: nx.MultiGraph) -> int:
+    """Pieces the catalog's relationships leave the tables in (union-find: a networkx subgraph per plan cost
+    more than the rest of the planner)."""
+    parent = {t: t for t in tables}
+
+    def root(x: int) -> int:
+        while parent[x] != x:
+            parent[x] = parent[parent[x]]
+            x = parent[x]
+        return x
+
+    for a, b in combinations(tables, 2):
+        if graph.has_edge(a, b):
+            parent[root(a)] = root(b)
+    return len({root(t) for t in tables})
 
 
 def _joins(tables: tuple[int, ...], graph: nx.MultiGraph) -> tuple[int, ...]:
