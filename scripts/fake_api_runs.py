@@ -51,7 +51,7 @@ def main(argv: list[str] | None = None) -> int:
     with FakeJina(dense=dense, multi=False) as fake, tempfile.TemporaryDirectory() as tmp:
         env = {**os.environ, "JINA_API_KEY": API_KEY, "JINA_API_BASE": fake.base_url,
                "JINA_DIMENSIONS": str(dim), "RETRIEVER_CACHE_DIR": str(Path(tmp) / "cache"),
-               "RETRIEVER_API_BUDGET_S": "10"}
+               "RETRIEVER_API_BUDGET_S": "10", "JINA_TIMEOUT_S": "60"}
         index = Path(tmp) / "index"
         py = [sys.executable, "-m", "retriever"]
         subprocess.run([*py, "build", "--corpus", str(args.catalog), "--index-dir", str(index)], env=env,
