@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from retriever.channels import Evidence
-from retriever.features import CONFIDENCE_FEATURES, confidence_features, dense_channel, standardise
+from retriever.channels import Evidence, standardise
+from retriever.features import CONFIDENCE_FEATURES, confidence_features, dense_channel
 
 
 def _evidence(schema_hit: list[list[bool]], idf: list[float], dense: dict[str, list[float]]) -> Evidence:

@@ -57,6 +57,18 @@ class Evidence:
     #: dense channel -> cosine of the question with each group's document; best channel first (the
     #: planner's order), and the first one feeds the features.
     group_dense: dict[str, np.ndarray] = field(default_factory=dict)
+    #: The first dense channel's (table, best column, group) scores as z-values: what the features read,
+    #: computed once per question. None when no dense channel is live.
+    dense_z: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
+
+
+def standardise(x: np.ndarray) -> np.ndarray:
+    """Scores as z-values over the catalog for this question: what a model's cosines mean differs by model
+    (and by question), their order against the rest of the catalog does not."""
+    if x.size < 2:
+        return np.zeros_like(x, dtype=np.float32)
+    sd = float(x.std())
+    return ((x - float(x.mean())) / max(sd, 1e-6)).astype(np.float32)
 
 
 _QUOTED = re.compile(r"\"([^\"]+)\"|\u201c([^\u201d]+)\u201d|(?<!\w)'([^']+)'(?!\w)")
@@ -161,5 +173,10 @@ def gather(
     fused = rrf([scores[k] for k in sorted(scores)] + [phrase_hits], rrf_k)
     if "values" in disabled:
         val[:] = 0
+    first = next(iter(group_dense), None)
+    dense_z = None if first is None else (standardise(scores[f"dense_tables:{first}"]),
+                                          standardise(scores[f"dense_columns:{first}"]),
+                                          standardise(group_dense[first]))
     return Evidence(terms, idf, tab > 0, val > 0, name_match, phrase_hits, scores, fused,
-                    grp.sum(axis=0), sorted(found), group_name_match, entity_terms(question, terms), group_dense)
+                    grp.sum(axis=0), sorted(found), group_name_match, entity_terms(question, terms), group_dense,
+                    dense_z)

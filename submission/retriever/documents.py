@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+import numpy as np
+
 from .catalog import Catalog, Column, Table
 from .text import split_identifier, tokenize, value_key
 
@@ -94,6 +96,16 @@ def build_documents(catalog: Catalog) -> Documents:
     return Documents(table_tokens, column_tokens, column_table, group_tokens, value_tokens, table_texts,
                      column_texts, group_texts, {k: sorted(v) for k, v in sorted(phrases.items())},
                      [_label(t.name, t.description) for t in catalog.tables])
+
+
+#: Column-name stems that mark a table holding names of things.
+NAME_STEMS = frozenset({"name", "titl"})
+
+
+def named_tables(catalog: Catalog) -> np.ndarray:
+    """Per table: it has a name or title column, where a value the question quotes or capitalises would live."""
+    return np.asarray([any(s in NAME_STEMS for c in t.columns for s in tokenize(c.name)) for t in catalog.tables],
+                      dtype=np.bool_)
 
 
 def group_order(catalog: Catalog) -> list[str]:

@@ -52,22 +52,9 @@ def dense_channel(ev: Evidence) -> str | None:
     return next(iter(ev.group_dense), None)
 
 
-def standardise(x: np.ndarray) -> np.ndarray:
-    """Scores as z-values over the catalog for this question: what a model's cosines mean differs by model
-    (and by question), their order against the rest of the catalog does not."""
-    if x.size < 2:
-        return np.zeros_like(x, dtype=np.float32)
-    sd = float(x.std())
-    return ((x - float(x.mean())) / max(sd, 1e-6)).astype(np.float32)
-
-
-def dense_table_scores(ev: Evidence) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
-    """That channel's standardised (table, best column, group) scores, or None when no dense channel is live."""
-    name = dense_channel(ev)
-    if name is None:
-        return None
-    return (standardise(ev.scores[f"dense_tables:{name}"]), standardise(ev.scores[f"dense_columns:{name}"]),
-            standardise(ev.group_dense[name]))
+def _term_weights(ev: Evidence) -> np.ndarray:
+    """idf shares of the question's terms (the weights of every coverage feature)."""
+    return ev.idf / ev.idf.sum() if ev.idf.size and ev.idf.sum() > 0 else ev.idf
 
 
 def _inv_rank(x: np.ndarray) -> np.ndarray:
@@ -92,7 +79,7 @@ def _top2_mean(x: np.ndarray, gi: GroupIndex) -> np.ndarray:
 
 def group_features(ev: Evidence, gi: GroupIndex) -> np.ndarray:
     """(groups, GROUP_FEATURES) matrix."""
-    w = ev.idf / ev.idf.sum() if ev.idf.size and ev.idf.sum() > 0 else ev.idf
+    w = _term_weights(ev)
     hit_all = ev.schema_hit | ev.value_hit
     cov_schema = w @ gi.reduce_max(ev.schema_hit.astype(np.float32)) if w.size else np.zeros(gi.size.size)
     cov_all = w @ gi.reduce_max(hit_all.astype(np.float32)) if w.size else np.zeros(gi.size.size)
@@ -101,7 +88,7 @@ def group_features(ev: Evidence, gi: GroupIndex) -> np.ndarray:
     bm = ev.group_bm25 / max(float(ev.group_bm25.max()), 1e-9)
     name_hit = ev.schema_hit & (ev.name_match > 0)[None, :]
     cov_name = w @ gi.reduce_max(name_hit.astype(np.float32)) if w.size else np.zeros(gi.size.size)
-    dense = dense_table_scores(ev)
+    dense = ev.dense_z
     if dense is None:
         dt = dc = d2 = drank = dg = dgrank = dc2 = np.zeros_like(fmax)
     else:
@@ -130,7 +117,7 @@ def plan_features(ev: Evidence, plans: Sequence[Plan], group_members: Sequence[i
     # Products here are integer or elementwise on purpose: these matrices are tiny, and float32 BLAS
     # kernels raised spurious 'invalid value' flags on them now and then.
     maski = mask.astype(np.int32)
-    w = ev.idf / ev.idf.sum() if ev.idf.size and ev.idf.sum() > 0 else ev.idf
+    w = _term_weights(ev)
     hit_all = (ev.schema_hit | ev.value_hit)[:, members]
     schema = ev.schema_hit[:, members]
     w64 = w.astype(np.float64)
@@ -140,7 +127,7 @@ def plan_features(ev: Evidence, plans: Sequence[Plan], group_members: Sequence[i
     rel = ev.fused[members] / max(float(ev.fused[members].max()), 1e-9)
     phrase = ev.phrase_hits[members]
     matched = (hit_all.sum(axis=0) > 0) | (name > 0) | (phrase > 0)
-    dense = dense_table_scores(ev)
+    dense = ev.dense_z
     dm = np.zeros(members.size, dtype=np.float32) if dense is None else dense[0][members]
     dc = np.zeros(members.size, dtype=np.float32) if dense is None else dense[1][members]
     size = mask.sum(axis=1)
@@ -179,7 +166,7 @@ def _logit(p: float) -> float:
 def confidence_features(ev: Evidence, expected: float, group_top: float) -> np.ndarray:
     """CONFIDENCE_FEATURES of one answer. A question with no evidence (nonsense words) matches no term and
     has a weak best similarity, whatever the softmax makes of it."""
-    w = ev.idf / ev.idf.sum() if ev.idf.size and ev.idf.sum() > 0 else ev.idf
+    w = _term_weights(ev)
     hit_all = (ev.schema_hit | ev.value_hit).astype(np.float32)
     matched = float(w @ hit_all.max(axis=1)) if w.size and hit_all.size else 0.0
     cov_best = float((w @ hit_all).max()) if w.size and hit_all.size else 0.0

@@ -24,13 +24,10 @@ from .features import (
 from .fusion import RRF_K
 from .index import Index
 from .model import SoftmaxModel
-from .plans import Plan, enumerate_plans, implicit_links, plan_pool
+from .plans import Plan, enumerate_plans, plan_pool
 from .quality import preference
 from .selection import Candidate, Selection, select
-from .text import tokenize
 
-#: Column-name stems that mark a table holding names of things.
-NAME_STEMS = frozenset({"name", "titl"})
 #: Groups whose plans compete for the answer, and the probability mass after which we stop adding groups.
 MAX_GROUPS = 5
 GROUP_MASS = 0.995
@@ -116,11 +113,8 @@ class Planner:
             group_name_len=group_name_len,
         )
         self.groups = GroupIndex.from_table_group(index.table_group, len(index.groups))
-        self.named = np.asarray([any(s in NAME_STEMS for c in t.columns for s in tokenize(c.name))
-                                 for t in cat.tables], dtype=np.bool_)
         self.links = nx.Graph()
-        self.links.add_edges_from(implicit_links(
-            [(t.group, [c.name for c in t.columns], t.primary_key) for t in cat.tables], index.graph))
+        self.links.add_edges_from((int(a), int(b)) for a, b in index.links)
         self.members = [
             sorted(int(t) for t in self.groups.perm[s:s + n])
             for s, n in zip(self.groups.start, self.groups.size, strict=True)
@@ -183,7 +177,7 @@ class Planner:
     def plan_matrix(self, ev: Evidence, g: int) -> tuple[list[Plan], np.ndarray]:
         """Group g's candidate plans and their features: the one place serving and training get them."""
         plans = self.candidates(ev, g)
-        return plans, plan_features(ev, plans, self.members[g], self.named)
+        return plans, plan_features(ev, plans, self.members[g], self.index.named)
 
     def group_plans(self, ev: Evidence, g: int, opts: Options) -> tuple[list[Plan], np.ndarray]:
         plans, feats = self.plan_matrix(ev, g)
