@@ -22,7 +22,6 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-import networkx as nx
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -215,7 +214,7 @@ def judge(ts: TrainingSet, planner: Planner, q: Question, opts: Options) -> Outc
 
 
 #: Retrained ablations (`--cv K --ablate PIECE`): what switching one new piece off costs on held-out folds.
-ABLATIONS = ("entity_home", "links", "five_tables", "bird_training", "reworded_training")
+ABLATIONS = ("entity_home", "five_tables", "bird_training", "reworded_training")
 
 
 def ablate(sets: Sequence[TrainingSet], piece: str, opts: Options) -> tuple[Options, frozenset[str]]:
@@ -225,10 +224,6 @@ def ablate(sets: Sequence[TrainingSet], piece: str, opts: Options) -> tuple[Opti
     skip: set[str] = set()
     if piece == "entity_home":
         off = {"entity_home"}
-    elif piece == "links":
-        off = {"links"}
-        for ts in sets:
-            ts.planner.links = nx.Graph()
     elif piece == "five_tables":
         off = {"size5"}
         plans.MAX_PLAN_TABLES = 4

@@ -16,7 +16,7 @@ GROUP_FEATURES = (
     "dense_group_rank", "name_max", "group_name", "phrase_any", "log_size", "cov_table", "dcol_top2",
 )
 PLAN_FEATURES = (
-    "size1", "size2", "size3", "size4", "size5", "unjoined", "n_joins", "links", "cov_all", "cov_schema",
+    "size1", "size2", "size3", "size4", "size5", "unjoined", "n_joins", "cov_all", "cov_schema",
     "name_sum", "name_out", "rel_sum", "rel_min", "rel_out", "n_bridge", "phrase_in", "phrase_out", "dense_min",
     "dense_out", "dcol_min", "dcol_out", "entity_home",
 )
@@ -138,8 +138,7 @@ def plan_features(ev: Evidence, plans: Sequence[Plan], group_members: Sequence[i
     outside = np.logical_not(mask)
     feats = [
         size == 1, size == 2, size == 3, size == 4, size >= 5,
-        [0.0 if p.connected or p.links else 1.0 for p in plans], [len(p.joins) for p in plans],
-        [p.links for p in plans],
+        [0.0 if p.connected else 1.0 for p in plans], [len(p.joins) for p in plans],
         cov_all, cov_schema, (mask * name).sum(axis=1), out_max(name, outside), (mask * rel).sum(axis=1),
         _masked_min(rel, mask), out_max(rel, outside), (mask & ~matched).sum(axis=1),
         (mask & (phrase > 0)).sum(axis=1),

@@ -27,11 +27,10 @@ from .embedding import Embedder, MultiVectorEmbedder
 from .errors import BadIndexError, EmbeddingError
 from .lexical import LexicalIndex
 from .partial import Budgets, Coverage, Stepped, priority_order, run_within
-from .plans import implicit_links
 from .quality import probe_sample, self_retrieval
 from .text import tokenize
 
-FORMAT_VERSION = 7
+FORMAT_VERSION = 8
 #: No time budget on any channel (tests and in-process builds; the entry point passes the configured ones).
 UNBOUNDED = Budgets()
 #: Column types, descriptions and sample values for prompt output; read on demand, not at startup.
@@ -60,10 +59,8 @@ class Index:
     dense: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]] = field(default_factory=dict)
     #: channel name -> (token vectors, per-table offsets) for late interaction.
     multi: dict[str, tuple[np.ndarray, np.ndarray]] = field(default_factory=dict)
-    #: Tables with a name or title column, and implicit links (pairs of tables sharing a key column with no
-    #: catalog relationship): table shape the planner needs, derived once at build.
+    #: Tables with a name or title column: table shape the planner needs, derived once at build.
     named: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.bool_))
-    links: np.ndarray = field(default_factory=lambda: np.zeros((0, 2), dtype=np.int32))
     #: Partial dense channels only: which (table, column, group) rows the build embedded; their vectors above
     #: hold those rows only.
     dense_done: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]] = field(default_factory=dict)
@@ -120,9 +117,6 @@ def build_index(
         np.save(tmp / "column_table.npy", np.asarray(docs.column_table, dtype=np.int32))
         _write_json(tmp / "value_phrases.json", docs.value_phrases)
         np.save(tmp / "named_tables.npy", named_tables(catalog))
-        pairs = implicit_links([(t.group, [c.name for c in t.columns], t.primary_key) for t in catalog.tables],
-                               relationship_graph(catalog))
-        np.save(tmp / "implicit_links.npy", np.asarray(pairs, dtype=np.int32).reshape(-1, 2))
         _write_json(tmp / DETAILS_FILE, schema_details(catalog))
         log(f"build: lexical indexes written ({time.monotonic() - t0:.1f}s)")
         channels = ["bm25_tables", "bm25_columns", "bm25_groups", "values"]
@@ -376,7 +370,6 @@ def _load_index(index_dir: Path) -> Index:
         column_table = np.load(index_dir / "column_table.npy", allow_pickle=False)
         value_phrases = json.loads((index_dir / "value_phrases.json").read_text(encoding="utf-8"))
         named = np.load(index_dir / "named_tables.npy", allow_pickle=False)
-        links = np.load(index_dir / "implicit_links.npy", allow_pickle=False)
         dense, dense_done, multi = {}, {}, {}
         for ch in manifest["channels"]:
             kind, _, name = ch.partition(":")
@@ -400,7 +393,7 @@ def _load_index(index_dir: Path) -> Index:
     if len(table_stems) != len(catalog.tables) or len(group_stems) != len(groups) or len(named) != len(table_stems):
         raise BadIndexError(f"index in {str(index_dir)!r} has name stems that do not match its catalog; rebuild it")
     return Index(catalog, manifest, lexical, column_table, table_group, groups, value_phrases,
-                 relationship_graph(catalog), table_stems, group_stems, dense, multi, named, links, dense_done)
+                 relationship_graph(catalog), table_stems, group_stems, dense, multi, named, dense_done)
 
 
 def _split_done(ch: str, done: np.ndarray, counts: Mapping[str, int],

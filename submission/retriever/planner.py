@@ -8,7 +8,6 @@ from dataclasses import dataclass, field
 from itertools import combinations
 from pathlib import Path
 
-import networkx as nx
 import numpy as np
 
 from .channels import Evidence, Layout, fill_missing, gather
@@ -113,8 +112,6 @@ class Planner:
             group_name_len=group_name_len,
         )
         self.groups = GroupIndex.from_table_group(index.table_group, len(index.groups))
-        self.links = nx.Graph()
-        self.links.add_edges_from((int(a), int(b)) for a, b in index.links)
         self.members = [
             sorted(int(t) for t in self.groups.perm[s:s + n])
             for s, n in zip(self.groups.start, self.groups.size, strict=True)
@@ -172,7 +169,7 @@ class Planner:
         members = self.members[g]
         forced = [t for t in members if ev.name_match[t] >= 1.0 or ev.phrase_hits[t] > 0]
         pool = plan_pool(members, ev.fused, self.index.graph, forced)
-        return enumerate_plans(g, pool, ev.fused, self.index.graph, self.links)
+        return enumerate_plans(g, pool, ev.fused, self.index.graph)
 
     def plan_matrix(self, ev: Evidence, g: int) -> tuple[list[Plan], np.ndarray]:
         """Group g's candidate plans and their features: the one place serving and training get them."""

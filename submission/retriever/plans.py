@@ -31,8 +31,6 @@ class Plan:
     #: Catalog relationship indices among the plan's tables.
     joins: tuple[int, ...]
     connected: bool
-    #: Implicit links (shared key columns, no catalog relationship) the plan needs to be connected.
-    links: int = 0
 
 
 def plan_pool(members: Sequence[int], relevance: np.ndarray, graph: nx.MultiGraph,
@@ -55,45 +53,10 @@ def plan_pool(members: Sequence[int], relevance: np.ndarray, graph: nx.MultiGrap
     return sorted(pool)
 
 
-def key_like(column: str) -> bool:
-    """Column names that identify something ('customer_id', 'CountryCode', 'isbn_no') rather than describe it."""
-    n = "".join(ch for ch in column.lower() if ch.isalnum())
-    return n.endswith(KEY_SUFFIXES) and len(n) > 2
-
-
-KEY_SUFFIXES = ("id", "code", "key", "no", "num", "number")
-
-
-def implicit_links(tables: Sequence[tuple[str, Sequence[str], Sequence[str]]], graph: nx.MultiGraph
-                   ) -> list[tuple[int, int]]:
-    """Pairs of tables of one group (given as (group, column names, primary key) by position) that share a
-    key column but no catalog relationship: the foreign keys real catalogs forget to declare."""
-    by_col: dict[tuple[str, str], list[int]] = {}
-    for i, (group, cols, pk) in enumerate(tables):
-        for c in cols:
-            if key_like(c) or c in pk:
-                by_col.setdefault((group, c.lower()), []).append(i)
-    out: set[tuple[int, int]] = set()
-    for members in by_col.values():
-        if len(members) > MAX_LINK_FANOUT:  # a column every table has ('id') links nothing in particular
-            continue
-        for a, b in combinations(members, 2):
-            if not graph.has_edge(a, b):
-                out.add((a, b))
-    return sorted(out)
-
-
-#: A shared column held by more tables than this is too common to suggest a join.
-MAX_LINK_FANOUT = 8
-
-
-def enumerate_plans(group: int, pool: Sequence[int], relevance: np.ndarray, graph: nx.MultiGraph,
-                    links: nx.Graph | None = None) -> list[Plan]:
-    """All subsets of the pool up to MAX_PLAN_TABLES connected by relationships or implicit links, and unjoined
-    pairs of its top tables."""
+def enumerate_plans(group: int, pool: Sequence[int], relevance: np.ndarray, graph: nx.MultiGraph) -> list[Plan]:
+    """All subsets of the pool up to MAX_PLAN_TABLES connected by relationships, and unjoined pairs of its top
+    tables."""
     sub = nx.Graph(graph.subgraph(pool))
-    if links is not None:
-        sub.add_edges_from(links.subgraph(pool).edges)
     seen: set[tuple[int, ...]] = set()
     frontier: list[tuple[int, ...]] = [(t,) for t in sorted(pool)]
     seen.update(frontier)
@@ -114,30 +77,12 @@ def enumerate_plans(group: int, pool: Sequence[int], relevance: np.ndarray, grap
         frontier = nxt
     plans = []
     for s in out:
-        parts = _components(s, graph)
-        plans.append(Plan(group, s, _joins(s, graph), parts == 1, parts - 1))
+        plans.append(Plan(group, s, _joins(s, graph), True))
     top = sorted(pool, key=lambda t: (-float(relevance[t]), t))[:UNJOINED_SEEDS]
     for a, b in combinations(sorted(top), 2):
         if (a, b) not in seen:
             plans.append(Plan(group, (a, b), (), False))
     return plans
-
-
-def _components(tables: tuple[int, ...], graph: nx.MultiGraph) -> int:
-    """Pieces the catalog's relationships leave the tables in (union-find: a networkx subgraph per plan cost
-    more than the rest of the planner)."""
-    parent = {t: t for t in tables}
-
-    def root(x: int) -> int:
-        while parent[x] != x:
-            parent[x] = parent[parent[x]]
-            x = parent[x]
-        return x
-
-    for a, b in combinations(tables, 2):
-        if graph.has_edge(a, b):
-            parent[root(a)] = root(b)
-    return len({root(t) for t in tables})
 
 
 def _joins(tables: tuple[int, ...], graph: nx.MultiGraph) -> tuple[int, ...]:
