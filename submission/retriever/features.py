@@ -14,6 +14,7 @@ GROUP_FEATURES = (
     "cov_schema", "cov_all", "cov_name", "cov_rank", "bm25_group", "bm25_rank", "fused_max", "fused_top2",
     "fused_rank", "dense_table_max", "dense_column_max", "dense_top2", "dense_rank", "dense_group",
     "dense_group_rank", "name_max", "group_name", "phrase_any", "log_size", "cov_table", "dcol_top2",
+    "cov_distinct", "dense_group_unmatched", "dense_table_unmatched",
 )
 PLAN_FEATURES = (
     "size1", "size2", "size3", "size4", "size5", "unjoined", "n_joins", "cov_all", "cov_schema",
@@ -98,10 +99,17 @@ def group_features(ev: Evidence, gi: GroupIndex) -> np.ndarray:
         dgrank = _inv_rank(dg)
         dc2 = _top2_mean(dense[1], gi) / 2
     per_table = w @ hit_all.astype(np.float32) if w.size else np.zeros(ev.fused.size, dtype=np.float32)
+    # Routing evidence: terms few databases hold weigh more than terms every database has ('name', 'year'),
+    # whatever their spread over tables; and how much of the question no database explains lets the dense
+    # scores count for more when the question does not use the schema's words.
+    held = gi.reduce_max(hit_all.astype(np.float32)) if w.size else np.zeros((0, gi.size.size), dtype=np.float32)
+    gidf = np.log1p(gi.size.size / np.maximum(held.sum(axis=1), 1.0)) * (held.sum(axis=1) > 0)
+    distinct = (gidf / gidf.sum()) @ held if gidf.sum() > 0 else np.zeros(gi.size.size, dtype=np.float32)
+    unmatched = 1.0 - float(cov_all.max()) if cov_all.size else 1.0
     cols = [cov_schema, cov_all, cov_name, _inv_rank(cov_all), bm, _inv_rank(bm), fmax, _top2_mean(fused, gi),
             _inv_rank(fmax), dt, dc, d2, drank, dg, dgrank, gi.reduce_max(ev.name_match), ev.group_name_match,
             (gi.reduce_max(ev.phrase_hits) > 0).astype(np.float32), np.log(gi.size.astype(np.float32)),
-            gi.reduce_max(per_table), dc2]
+            gi.reduce_max(per_table), dc2, distinct, dg * unmatched, dt * unmatched]
     return np.stack(cols, axis=1).astype(np.float32)
 
 
