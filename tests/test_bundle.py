@@ -230,11 +230,11 @@ import json, sys
 from pathlib import Path
 here, vendor = Path(sys.argv[1]), sys.argv[2]
 sys.path[:0] = [vendor, str(here)]   # what _launch.py does when the folder runs alone
-import retriever.cli, retriever.minilm, numpy, networkx, bm25s, Stemmer, tokenizers, diskcache, requests
+import retriever.cli, retriever.embedders.minilm, numpy, networkx, bm25s, Stemmer, tokenizers, diskcache, requests
 from _check import bundle_problem
 files = {name: getattr(m, "__file__", None) for name, m in sorted(sys.modules.items())}
 print(json.dumps({"files": {k: v for k, v in files.items() if v},
-                  "model_dir": str(retriever.minilm.find_model_dir()),
+                  "model_dir": str(retriever.embedders.minilm.find_model_dir()),
                   "problem": bundle_problem(here), "stdlib": sys.base_prefix, "path": sys.path}))
 """
 

@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from retriever.catalog import Catalog, Column, Relationship, load_catalog, parse_catalog
 from retriever.errors import CatalogError
+from retriever.index.catalog import Catalog, Column, Relationship, load_catalog, parse_catalog
 
 
 def _rel(lt: str, lc: str, rt: str, rc: str) -> dict[str, str]:

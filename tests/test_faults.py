@@ -37,15 +37,15 @@ from test_fuzz import (
     validate,
 )
 
-from retriever import jina
 from retriever.api import Retriever
-from retriever.cache import EmbeddingCache
-from retriever.catalog import parse_catalog
 from retriever.config import Settings
+from retriever.embedders import jina
+from retriever.embedders.cache import EmbeddingCache
+from retriever.embedders.jina import JinaEmbedder
 from retriever.errors import BadIndexError, ConfigError, EmbeddingError
-from retriever.index import Index, build_index, load_index
-from retriever.jina import JinaEmbedder
-from retriever.planner import Planner, default_models
+from retriever.index.build import Index, build_index, load_index
+from retriever.index.catalog import parse_catalog
+from retriever.query.planner import Planner, default_models
 from retriever.runtime import QueryVectors, build_embedders, query_embedders
 from retriever.server import serve
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from retriever.channels import Evidence, standardise
-from retriever.features import CONFIDENCE_FEATURES, confidence_features, dense_channel
+from retriever.query.channels import Evidence, standardise
+from retriever.query.features import CONFIDENCE_FEATURES, confidence_features, dense_channel
 
 
 def _evidence(schema_hit: list[list[bool]], idf: list[float], dense: dict[str, list[float]]) -> Evidence:
@@ -57,8 +57,8 @@ def test_a_question_that_matches_nothing_has_no_lexical_evidence() -> None:
 
 
 def test_entity_terms_come_from_quoted_or_capitalised_words_past_the_first() -> None:
-    from retriever.channels import entity_terms
-    from retriever.text import tokenize
+    from retriever.index.text import tokenize
+    from retriever.query.channels import entity_terms
 
     def named(q: str) -> list[str]:
         terms = list(dict.fromkeys(tokenize(q)))

@@ -11,8 +11,8 @@ import pytest
 from conftest import MINI_DIR, ROOT
 
 from retriever.config import Settings
-from retriever.index import load_index
-from retriever.planner import Options, Planner, default_models
+from retriever.index.build import load_index
+from retriever.query.planner import Options, Planner, default_models
 
 sys.path.insert(0, str(ROOT / "scripts"))
 import fit  # noqa: E402

@@ -33,8 +33,8 @@ from typing import Any
 import pytest
 from conftest import join_key, validate_answer
 
-from retriever.catalog import parse_catalog
-from retriever.index import build_index
+from retriever.index.build import build_index
+from retriever.index.catalog import parse_catalog
 
 ROOT = Path(__file__).resolve().parent.parent
 SEARCH_SH = ROOT / "submission" / "search.sh"

@@ -13,13 +13,13 @@ from typing import Any
 
 import numpy as np
 
-from .assess import EvidenceSummary, by_relevance, confidence, summarize_evidence
+from .answer.assess import EvidenceSummary, by_relevance, confidence, summarize_evidence
+from .answer.ddl import render_ddl
+from .answer.explain import explain
 from .config import Settings
-from .ddl import render_ddl
 from .errors import ConfigError
-from .explain import explain
-from .index import Index, load_index, load_schema_details
-from .planner import Answer, Options, Planner, default_models
+from .index.build import Index, load_index, load_schema_details
+from .query.planner import Answer, Options, Planner, default_models
 from .runtime import QueryVectors, query_embedders
 
 FORMATS = ("text", "json", "ddl")

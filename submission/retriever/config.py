@@ -7,7 +7,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from .errors import ConfigError
-from .fusion import RRF_K
+from .query.fusion import RRF_K
 
 #: Jina models the product may call; anything else is refused before a request is made.
 ALLOWED_DENSE_MODELS = (

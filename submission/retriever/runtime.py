@@ -10,10 +10,10 @@ from dataclasses import replace
 import numpy as np
 
 from .config import Settings
-from .embedding import Embedder, MultiVectorEmbedder
+from .embedders.interface import Embedder, MultiVectorEmbedder
 from .errors import EmbeddingError
-from .index import Index
-from .partial import Budgets
+from .index.build import Index
+from .index.partial import Budgets
 
 QueryVectors = dict[str, np.ndarray]
 #: API time one build chunk may take, retries included: it bounds how far a slow API can run a channel past
@@ -30,7 +30,7 @@ def local_embedder(settings: Settings) -> Embedder | None:
     if not settings.local_model:
         return None
     try:
-        from .minilm import MiniLM, find_model_dir
+        from .embedders.minilm import MiniLM, find_model_dir
     except ImportError as e:  # tokenizers missing: run lexical-only rather than fail
         _warn(f"local model unavailable ({e}); running without it")
         return None
@@ -43,7 +43,7 @@ def local_embedder(settings: Settings) -> Embedder | None:
 
 def build_embedders(settings: Settings) -> tuple[dict[str, Embedder], dict[str, MultiVectorEmbedder]]:
     """Channels for a build: the local model if installed; Jina dense + late interaction if a key is set."""
-    from .cache import CachedEmbedder, CachedMultiVector, EmbeddingCache
+    from .embedders.cache import CachedEmbedder, CachedMultiVector, EmbeddingCache
 
     dense: dict[str, Embedder] = {}
     multi: dict[str, MultiVectorEmbedder] = {}
@@ -52,7 +52,7 @@ def build_embedders(settings: Settings) -> tuple[dict[str, Embedder], dict[str, 
     if local is not None:
         dense["local"] = CachedEmbedder(local, cache)
     if settings.jina_api_key:
-        from .jina import JinaEmbedder, JinaMultiVector
+        from .embedders.jina import JinaEmbedder, JinaMultiVector
 
         per_call = min(settings.build_api_budget_s, API_CHUNK_BUDGET_S)  # one call embeds one chunk
         dense["jina"] = CachedEmbedder(JinaEmbedder(settings, budget_s=per_call), cache)
@@ -72,7 +72,7 @@ def query_embedders(settings: Settings, index: Index, offline: bool = False) -> 
     A channel whose backend fails is skipped for that question with one stderr line; with `offline`, API
     channels answer only from the disk cache (replay).
     """
-    from .cache import CachedEmbedder, CachedMultiVector, EmbeddingCache
+    from .embedders.cache import CachedEmbedder, CachedMultiVector, EmbeddingCache
 
     cache = EmbeddingCache(settings.cache_dir)
     if offline and not settings.jina_api_key:  # replay never sends a request; the client only needs a key set
@@ -86,12 +86,12 @@ def query_embedders(settings: Settings, index: Index, offline: bool = False) -> 
             if local is not None:
                 dense[name] = CachedEmbedder(local, cache)
         elif kind == "dense" and name == "jina" and (settings.jina_api_key or offline):
-            from .jina import JinaEmbedder
+            from .embedders.jina import JinaEmbedder
 
             dense[name] = CachedEmbedder(JinaEmbedder(settings, budget_s=settings.query_api_budget_s), cache,
                                          offline=offline)
         elif kind == "multi" and (settings.jina_api_key or offline):
-            from .jina import JinaMultiVector
+            from .embedders.jina import JinaMultiVector
 
             multi[name] = CachedMultiVector(JinaMultiVector(settings, budget_s=settings.query_api_budget_s), cache,
                                             offline=offline)

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from .errors import CatalogError
+from ..errors import CatalogError
 
 
 class Column(NamedTuple):

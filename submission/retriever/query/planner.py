@@ -10,6 +10,8 @@ from pathlib import Path
 
 import numpy as np
 
+from ..index.build import Index
+from ..index.quality import preference
 from .channels import Evidence, Layout, fill_missing, gather
 from .features import (
     CONFIDENCE_FEATURES,
@@ -21,10 +23,8 @@ from .features import (
     plan_features,
 )
 from .fusion import RRF_K
-from .index import Index
 from .model import SoftmaxModel
 from .plans import Plan, enumerate_plans, plan_pool
-from .quality import preference
 from .selection import Candidate, Selection, select
 
 #: Groups whose plans compete for the answer, and the probability mass after which we stop adding groups.

@@ -20,9 +20,9 @@ import requests
 import urllib3
 from urllib3.util import Timeout
 
-from .config import ALLOWED_DENSE_MODELS, ALLOWED_MULTI_MODELS, Settings
-from .embedding import Kind, normalize_rows
-from .errors import ConfigError, EmbeddingError
+from ..config import ALLOWED_DENSE_MODELS, ALLOWED_MULTI_MODELS, Settings
+from ..errors import ConfigError, EmbeddingError
+from .interface import Kind, normalize_rows
 
 log = logging.getLogger(__name__)
 

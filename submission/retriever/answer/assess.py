@@ -10,8 +10,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .channels import Evidence
-from .planner import Answer
+from ..query.channels import Evidence
+from ..query.planner import Answer
 
 #: Best question-to-table/column cosine of the local MiniLM channel under which dense evidence counts as
 #: weak. On the demo catalog real questions score 0.48-0.81, unrelated sentences 0.04-0.25.

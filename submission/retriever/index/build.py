@@ -20,11 +20,11 @@ import bm25s
 import networkx as nx
 import numpy as np
 
-from . import __version__
+from .. import __version__
+from ..embedders.interface import Embedder, MultiVectorEmbedder
+from ..errors import BadIndexError, EmbeddingError
 from .catalog import Catalog, from_compact, to_compact
 from .documents import Documents, build_documents, group_order, named_tables
-from .embedding import Embedder, MultiVectorEmbedder
-from .errors import BadIndexError, EmbeddingError
 from .lexical import LexicalIndex
 from .partial import Budgets, Coverage, Stepped, priority_order, run_within
 from .quality import probe_sample, self_retrieval

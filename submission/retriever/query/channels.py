@@ -8,8 +8,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..index.text import STOPWORDS, stem, tokenize, words
 from .fusion import rrf
-from .text import STOPWORDS, stem, tokenize, words
 
 #: Longest question n-gram looked up among sample values.
 MAX_PHRASE_WORDS = 5

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+from ..query.fusion import ranks
+from ..query.planner import Answer, Planner
 from .assess import EvidenceSummary
-from .fusion import ranks
-from .planner import Answer, Planner
 
 
 def _table_evidence(planner: Planner, answer: Answer, t: int) -> list[str]:
