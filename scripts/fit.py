@@ -28,7 +28,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from retriever.answer.evaluation import covered, read_jsonl  # noqa: E402
 from retriever.config import Settings  # noqa: E402
-from retriever.index.build import load_index  # noqa: E402
+from retriever.index.store import load_index  # noqa: E402
 from retriever.query import plans  # noqa: E402
 from retriever.query.channels import Evidence  # noqa: E402
 from retriever.query.features import (  # noqa: E402

@@ -870,7 +870,7 @@ def measure(n: int, mode: str, args: argparse.Namespace, vocab: Vocab) -> dict[s
 def profile(code_root: Path, index: Path, qs: list[dict[str, Any]]) -> str:
     """cProfile of startup (load + planner) and of the questions, in this process (lexical channels only)."""
     sys.path.insert(0, str(code_root))
-    from retriever.index.build import load_index
+    from retriever.index.store import load_index
     from retriever.query.planner import Planner, default_models
 
     out = io.StringIO()

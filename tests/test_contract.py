@@ -29,7 +29,7 @@ from conftest import (
     validate_answer,
 )
 
-from retriever.index.build import load_index
+from retriever.index.store import load_index
 
 BUILD_SH = ROOT / "submission" / "build.sh"
 SEARCH_SH = ROOT / "submission" / "search.sh"

@@ -43,8 +43,9 @@ from retriever.embedders import jina
 from retriever.embedders.cache import EmbeddingCache
 from retriever.embedders.jina import JinaEmbedder
 from retriever.errors import BadIndexError, ConfigError, EmbeddingError
-from retriever.index.build import Index, build_index, load_index
+from retriever.index.build import build_index
 from retriever.index.catalog import parse_catalog
+from retriever.index.store import Index, load_index
 from retriever.query.planner import Planner, default_models
 from retriever.runtime import QueryVectors, build_embedders, query_embedders
 from retriever.server import serve

@@ -11,7 +11,7 @@ import pytest
 from conftest import MINI_DIR, ROOT
 
 from retriever.config import Settings
-from retriever.index.build import load_index
+from retriever.index.store import load_index
 from retriever.query.planner import Options, Planner, default_models
 
 sys.path.insert(0, str(ROOT / "scripts"))

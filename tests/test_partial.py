@@ -12,9 +12,10 @@ from conftest import MINI_CATALOG, MINI_DIR
 from retriever.cli import main
 from retriever.embedders.interface import HashEmbedder, Kind
 from retriever.errors import EmbeddingError
-from retriever.index.build import build_index, load_index
+from retriever.index.build import build_index
 from retriever.index.catalog import Catalog, load_catalog, parse_catalog
 from retriever.index.partial import Budgets, Coverage, coverage_lines, priority_order
+from retriever.index.store import load_index
 from retriever.query.channels import fill_missing
 from retriever.query.planner import Planner, default_models
 

@@ -12,8 +12,9 @@ import pytest
 from conftest import MINI_CATALOG, MINI_DIR, catalog_keys, covered, join_key, read_jsonl, validate_answer
 
 from retriever.embedders.interface import HashEmbedder
-from retriever.index.build import Index, build_index, load_index
+from retriever.index.build import build_index
 from retriever.index.catalog import load_catalog, parse_catalog
+from retriever.index.store import Index, load_index
 from retriever.query.fusion import ranks, rrf
 from retriever.query.planner import Answer, Options, Planner, default_models, switches
 from retriever.query.plans import MAX_PLAN_TABLES, MAX_PLANS, POOL_SIZE, Plan, enumerate_plans, plan_pool

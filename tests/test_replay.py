@@ -11,8 +11,9 @@ from conftest import MINI_CATALOG, MINI_DIR
 from fakejina import API_KEY, FakeJina
 
 from retriever.config import Settings
-from retriever.index.build import build_index, load_index
+from retriever.index.build import build_index
 from retriever.index.catalog import load_catalog
+from retriever.index.store import load_index
 from retriever.query.planner import Planner, default_models
 from retriever.runtime import build_embedders, query_embedders
 

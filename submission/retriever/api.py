@@ -18,7 +18,7 @@ from .answer.ddl import render_ddl
 from .answer.explain import explain
 from .config import Settings
 from .errors import ConfigError
-from .index.build import Index, load_index, load_schema_details
+from .index.store import Index, load_index, load_schema_details
 from .query.planner import Answer, Options, Planner, default_models
 from .runtime import QueryVectors, query_embedders
 

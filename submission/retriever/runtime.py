@@ -12,8 +12,8 @@ import numpy as np
 from .config import Settings
 from .embedders.interface import Embedder, MultiVectorEmbedder
 from .errors import EmbeddingError
-from .index.build import Index
 from .index.partial import Budgets
+from .index.store import Index
 
 QueryVectors = dict[str, np.ndarray]
 #: API time one build chunk may take, retries included: it bounds how far a slow API can run a channel past

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import numpy as np
 
-from ..index.build import Index
 from ..index.quality import preference
+from ..index.store import Index
 from .channels import Evidence, Layout, fill_missing, gather
 from .features import (
     CONFIDENCE_FEATURES,
