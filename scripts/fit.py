@@ -28,6 +28,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from retriever.answer.evaluation import covered, read_jsonl  # noqa: E402
 from retriever.config import Settings  # noqa: E402
+from retriever.index import registry  # noqa: E402
 from retriever.index.store import load_index  # noqa: E402
 from retriever.query import plans  # noqa: E402
 from retriever.query.channels import Evidence  # noqa: E402
@@ -95,9 +96,8 @@ def usable(label: dict[str, Any], known: set[str]) -> bool:
 
 
 def lexical_options(planner: Planner, opts: Options) -> Options:
-    chans = planner.index.channels
-    off = {c for c in chans if c.startswith("dense:")} | {f"late:{c.split(':', 1)[1]}" for c in chans
-                                                          if c.startswith("multi:")}
+    """Options with every embedding channel of the planner's index switched off."""
+    off = {c.switch for c in registry.index_channels(planner.index.channels) if c.embedded and c.switch}
     return replace(opts, disabled_channels=opts.disabled_channels | frozenset(off))
 
 

@@ -134,7 +134,7 @@ def test_a_partial_channel_scores_unembedded_rows_at_the_median_and_still_answer
     planner = Planner(load_index(tmp_path / "index"), default_models())
     question = "which keepers look after the animals in each cage"
     q = HashEmbedder(dim=16, name="timed").embed([question], "query")[0]
-    _, col_scores, _ = planner.dense_scores({"local": q})["local"]
+    _, col_scores, _ = planner.channels.dense_scores({"local": q})["local"]
     _, c_done, _ = planner.index.dense_done["local"]
     raw = planner.index.dense["local"][1] @ q
     assert col_scores.shape == (COLUMNS,) and np.allclose(col_scores[c_done], raw)

@@ -12,6 +12,7 @@ import numpy as np
 from .config import Settings
 from .embedders.interface import Embedder, MultiVectorEmbedder
 from .errors import EmbeddingError
+from .index import registry
 from .index.partial import Budgets
 from .index.store import Index
 
@@ -79,22 +80,21 @@ def query_embedders(settings: Settings, index: Index, offline: bool = False) -> 
         settings = replace(settings, jina_api_key="offline-replay")
     dense: dict[str, Embedder] = {}
     multi: dict[str, MultiVectorEmbedder] = {}
-    for ch in index.channels:
-        kind, _, name = ch.partition(":")
-        if kind == "dense" and name == "local":
+    for ch in registry.index_channels(index.channels):
+        if ch.kind == "dense" and ch.name == "local":
             local = local_embedder(settings)
             if local is not None:
-                dense[name] = CachedEmbedder(local, cache)
-        elif kind == "dense" and name == "jina" and (settings.jina_api_key or offline):
+                dense[ch.name] = CachedEmbedder(local, cache)
+        elif ch.kind == "dense" and ch.name == "jina" and (settings.jina_api_key or offline):
             from .embedders.jina import JinaEmbedder
 
-            dense[name] = CachedEmbedder(JinaEmbedder(settings, budget_s=settings.query_api_budget_s), cache,
-                                         offline=offline)
-        elif kind == "multi" and (settings.jina_api_key or offline):
+            dense[ch.name] = CachedEmbedder(JinaEmbedder(settings, budget_s=settings.query_api_budget_s), cache,
+                                            offline=offline)
+        elif ch.kind == "multi" and (settings.jina_api_key or offline):
             from .embedders.jina import JinaMultiVector
 
-            multi[name] = CachedMultiVector(JinaMultiVector(settings, budget_s=settings.query_api_budget_s), cache,
-                                            offline=offline)
+            multi[ch.name] = CachedMultiVector(JinaMultiVector(settings, budget_s=settings.query_api_budget_s),
+                                               cache, offline=offline)
     built_with = index.manifest.get("embedders", {})
     for chans in (dense, multi):
         for name in list(chans):
@@ -107,18 +107,20 @@ def query_embedders(settings: Settings, index: Index, offline: bool = False) -> 
         out: QueryVectors = {}
         t0 = time.monotonic()
         for name, emb in dense.items():
+            ch = registry.dense(name)
             try:
-                out[name] = emb.embed([question], "query")[0]
+                out[str(ch.vector_key)] = emb.embed([question], "query")[0]
             except EmbeddingError as e:
-                _warn(f"channel dense:{name} skipped for this question: {e}")
+                _warn(f"channel {ch.manifest} skipped for this question: {e}")
         for name, memb in multi.items():
+            ch = registry.multi(name)
             if time.monotonic() - t0 > settings.query_api_budget_s:
-                _warn(f"channel multi:{name} skipped: API budget spent")
+                _warn(f"channel {ch.manifest} skipped: API budget spent")
                 continue
             try:
-                out["multi:" + name] = memb.embed_multi([question], "query")[0]
+                out[str(ch.vector_key)] = memb.embed_multi([question], "query")[0]
             except EmbeddingError as e:
-                _warn(f"channel multi:{name} skipped for this question: {e}")
+                _warn(f"channel {ch.manifest} skipped for this question: {e}")
         return out
 
     return embed

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..index import registry
 from ..query.channels import Evidence
 from ..query.planner import Answer
 
@@ -73,9 +74,9 @@ def summarize_evidence(ev: Evidence | None) -> EvidenceSummary:
     unmatched = tuple(t for t, h in zip(ev.terms, hit, strict=True) if not h)
     best: dict[str, float] = {}
     for key, scores in ev.scores.items():
-        if key.startswith(("dense_tables:", "dense_columns:")) and scores.size:
-            name = key.split(":", 1)[1]
-            best[name] = max(best.get(name, -1.0), float(scores.max()))
+        ch = registry.from_evidence_key(key)
+        if ch is not None and ch.kind == "dense" and scores.size:
+            best[ch.name] = max(best.get(ch.name, -1.0), float(scores.max()))
     names = bool(ev.name_match.size and ev.name_match.max() > 0) or bool(
         ev.group_name_match.size and ev.group_name_match.max() > 0)
     lexical = bool(matched) or bool(ev.phrases) or names

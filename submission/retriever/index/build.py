@@ -19,6 +19,7 @@ import numpy as np
 from .. import __version__
 from ..embedders.interface import Embedder, MultiVectorEmbedder
 from ..errors import EmbeddingError
+from . import registry
 from .catalog import Catalog, to_compact
 from .documents import Documents, build_documents, group_order, named_tables
 from .lexical import LexicalIndex
@@ -69,7 +70,7 @@ def build_index(
         np.save(tmp / "named_tables.npy", named_tables(catalog))
         _write_json(tmp / DETAILS_FILE, schema_details(catalog))
         log(f"build: lexical indexes written ({time.monotonic() - t0:.1f}s)")
-        channels = ["bm25_tables", "bm25_columns", "bm25_groups", "values"]
+        channels = [c.manifest for c in registry.LEXICAL if c.manifest is not None]
         quality: dict[str, float] = {}
         covs = (_write_dense(tmp, docs, dense or {}, budgets, log, quality)
                 + _write_multi(tmp, docs, multi or {}, budgets, log))
@@ -137,10 +138,11 @@ def _write_dense(tmp: Path, docs: Documents, dense: Mapping[str, Embedder], budg
     out = []
     for name, emb in dense.items():
         log(f"build: embedding {len(texts)} texts with {emb.name}")
-        step: Stepped[np.ndarray] = run_within(f"dense:{name}", texts, order, partial(emb.embed, kind="document"),
+        channel = str(registry.dense(name).manifest)
+        step: Stepped[np.ndarray] = run_within(channel, texts, order, partial(emb.embed, kind="document"),
                                                budgets.seconds.get(name), budgets, log)
         done = step.done
-        cov = Coverage(f"dense:{name}", _parts(done, sizes), step.seconds, step.reason)
+        cov = Coverage(channel, _parts(done, sizes), step.seconds, step.reason)
         out.append(cov)
         _log_coverage(cov, emb, log)
         if not cov.usable:
@@ -158,7 +160,7 @@ def _write_dense(tmp: Path, docs: Documents, dense: Mapping[str, Embedder], budg
             asked = emb.embed([docs.table_labels[i] for i in probe], "query")
             quality[name] = round(self_retrieval(asked, tables, probe), 4)
         except EmbeddingError as e:
-            log(f"build: channel dense:{name} not probed: {e}")
+            log(f"build: channel {channel} not probed: {e}")
     return out
 
 
@@ -167,10 +169,11 @@ def _write_multi(tmp: Path, docs: Documents, multi: Mapping[str, MultiVectorEmbe
     texts = docs.table_texts
     out = []
     for name, memb in multi.items():
-        step = run_within(f"multi:{name}", texts, np.arange(len(texts)), partial(memb.embed_multi, kind="document"),
+        channel = str(registry.multi(name).manifest)
+        step = run_within(channel, texts, np.arange(len(texts)), partial(memb.embed_multi, kind="document"),
                           budgets.seconds.get(name), budgets, log)
         done = step.done
-        cov = Coverage(f"multi:{name}", _parts(done, {"tables": len(texts)}), step.seconds, step.reason)
+        cov = Coverage(channel, _parts(done, {"tables": len(texts)}), step.seconds, step.reason)
         out.append(cov)
         _log_coverage(cov, memb, log)
         if not cov.usable:  # only tables here: a partial late-interaction channel is never kept

@@ -14,6 +14,7 @@ import networkx as nx
 import numpy as np
 
 from ..errors import BadIndexError
+from . import registry
 from .catalog import Catalog, from_compact
 from .documents import group_order
 from .lexical import LexicalIndex
@@ -161,16 +162,16 @@ def _load_index(index_dir: Path) -> Index:
         value_phrases = json.loads((index_dir / "value_phrases.json").read_text(encoding="utf-8"))
         named = np.load(index_dir / "named_tables.npy", allow_pickle=False)
         dense, dense_done, multi = {}, {}, {}
-        for ch in manifest["channels"]:
-            kind, _, name = ch.partition(":")
-            if kind == "dense":
+        for ch in map(registry.from_manifest, manifest["channels"]):
+            name = ch.name
+            if ch.kind == "dense":
                 t, c, g = (_for_blas(np.load(index_dir / f"dense_{name}_{part}.npy", allow_pickle=False))
                            for part in ("tables", "columns", "groups"))
                 dense[name] = (t, c, g)
                 done = _done_mask(index_dir, manifest, f"dense_{name}_done.npy")
                 if done is not None:
-                    dense_done[name] = _split_done(ch, done, counts, (t, c, g))
-            elif kind == "multi":
+                    dense_done[name] = _split_done(str(ch.manifest), done, counts, (t, c, g))
+            elif ch.kind == "multi":
                 multi[name] = (_for_blas(np.load(index_dir / f"multi_{name}_vectors.npy", allow_pickle=False)),
                                np.load(index_dir / f"multi_{name}_offsets.npy", allow_pickle=False))
     except (OSError, ValueError, KeyError, TypeError) as e:
