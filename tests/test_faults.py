@@ -25,10 +25,10 @@ from typing import Any
 import numpy as np
 import pytest
 from fakejina import API_KEY, FakeJina
+from search_driver import SearchProcess
 from test_fuzz import (
     ROOT,
     SEARCH_SH,
-    Search,
     build_small_index,
     catalog_keys,
     join_key,
@@ -75,8 +75,8 @@ def ask_all(
     index_dir: Path, env: dict[str, str], tmp: Path, questions: list[str]
 ) -> tuple[list[bytes], int | None, str]:
     """Run search.sh over the questions (ids q0, q1, ...); (answer lines, exit code, stderr)."""
-    sp = Search(index_dir, env, tmp / "search-stderr.log")
-    sp.write(
+    sp = SearchProcess(SEARCH_SH, index_dir, env, stderr=tmp / "search-stderr.log")
+    sp.send_raw(
         b"".join(
             json.dumps({"query_id": f"q{i}", "question": q}).encode() + b"\n" for i, q in enumerate(questions)
         )
