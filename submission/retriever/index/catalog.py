@@ -58,24 +58,6 @@ class Catalog:
     warnings: tuple[str, ...] = ()
     checksum: str = ""
 
-    def to_json(self) -> dict[str, Any]:
-        """The normalised benchmark format; what the index stores and reloads."""
-        return {
-            "tables": [
-                {
-                    "table_id": t.table_id,
-                    "group": t.group,
-                    "name": t.name,
-                    "description": t.description,
-                    "columns": [{"name": c.name, "type": c.type, "description": c.description} for c in t.columns],
-                    "primary_key": list(t.primary_key),
-                    "sample_rows": [dict(r) for r in t.sample_rows],
-                }
-                for t in self.tables
-            ],
-            "relationships": [r.as_dict() for r in self.relationships],
-        }
-
 
 def to_compact(catalog: Catalog) -> dict[str, Any]:
     """What the index keeps of the catalog: rows of fields, no sample rows or column descriptions (those

@@ -25,7 +25,7 @@ from .features import (
 from .fusion import RRF_K
 from .model import SoftmaxModel
 from .plans import Plan, enumerate_plans, plan_pool
-from .selection import Candidate, Selection, select
+from .selection import N_TABLES, Candidate, Selection, select
 
 #: Groups whose plans compete for the answer, and the probability mass after which we stop adding groups.
 MAX_GROUPS = 5
@@ -152,7 +152,7 @@ class Planner:
             if mass >= GROUP_MASS:
                 break
         cands = [Candidate(s.plan.tables, s.plan.joins, s.prob) for s in scored]
-        n = min(5, self.layout.n_tables)
+        n = min(N_TABLES, self.layout.n_tables)
         fallback = [int(t) for t in np.lexsort((np.arange(ev.fused.size), -ev.fused))[: n + 5]]
         if len(fallback) < n:
             fallback = list(range(self.layout.n_tables))
