@@ -21,22 +21,15 @@ from search_driver import SearchProcess, pct
 
 
 # --- measurements -----------------------------------------------------------------------------------------
+def _git(sub: Path, *args: str) -> str:
+    return subprocess.run(["git", "-C", str(sub), *args], capture_output=True, text=True, check=True).stdout.strip()
+
+
 def _commit(sub: Path) -> str:
     """The git commit of the code under test (and '+dirty' for uncommitted changes), or 'unknown'."""
     try:
-        head = subprocess.run(
-            ["git", "-C", str(sub), "rev-parse", "--short", "HEAD"],
-            capture_output=True,
-            text=True,
-            check=True,
-        ).stdout.strip()
-        dirty = subprocess.run(
-            ["git", "-C", str(sub), "status", "--porcelain", "--untracked-files=no"],
-            capture_output=True,
-            text=True,
-            check=True,
-        ).stdout.strip()
-        return head + ("+dirty" if dirty else "")
+        head = _git(sub, "rev-parse", "--short", "HEAD")
+        return head + ("+dirty" if _git(sub, "status", "--porcelain", "--untracked-files=no") else "")
     except (OSError, subprocess.CalledProcessError):
         return "unknown"
 
