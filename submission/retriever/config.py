@@ -7,8 +7,9 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from .errors import ConfigError
-from .query.fusion import RRF_K
 
+#: The fusion constant: how flat reciprocal rank fusion's 1/(k + rank) curve is (RETRIEVER_RRF_K overrides it).
+RRF_K = 60
 #: Jina models the product may call; anything else is refused before a request is made.
 ALLOWED_DENSE_MODELS = (
     "jina-embeddings-v3",

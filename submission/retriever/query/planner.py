@@ -10,6 +10,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ..config import RRF_K
 from ..index import registry
 from ..index.store import Index
 from .channels import Channels, Evidence, Layout
@@ -22,7 +23,6 @@ from .features import (
     group_features,
     plan_features,
 )
-from .fusion import RRF_K
 from .model import SoftmaxModel
 from .plans import Plan, enumerate_plans, plan_pool
 from .selection import N_TABLES, Candidate, Selection, select
