@@ -46,3 +46,10 @@ def test_embedded_evidence_selects_the_embedding_models() -> None:
     assert registry.any_embedded(["bm25_tables", "dense_columns:local"])
     assert registry.any_embedded(["late:colbert"])
     assert not registry.any_embedded(["bm25_tables", "values"])
+
+
+def test_the_explain_legend_names_every_evidence_key_spelling() -> None:
+    text = registry.evidence_legend()
+    for key in ("bm25_tables", "bm25_columns", "values", "dense_tables:<model>", "dense_columns:<model>",
+                "late:<model>"):
+        assert key in text, key

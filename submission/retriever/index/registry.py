@@ -61,9 +61,9 @@ LEXICAL = (
 
 #: The embedding channels, one family per kind of model: dense cosines and late interaction (MaxSim).
 FAMILIES = (
-    Family("dense", "table, column and group documents (cosine)", "dense:{}", "dense:{}", "{}",
+    Family("dense", "cosine with table, column and group documents", "dense:{}", "dense:{}", "{}",
            ("dense_tables:{}", "dense_columns:{}")),
-    Family("multi", "table documents' token vectors (MaxSim)", "multi:{}", "late:{}", "multi:{}", ("late:{}",)),
+    Family("multi", "MaxSim over table documents' token vectors", "multi:{}", "late:{}", "multi:{}", ("late:{}",)),
 )
 _FAMILY = {f.kind: f for f in FAMILIES}
 
@@ -128,6 +128,13 @@ def channel_switches(manifest_channels: Iterable[str]) -> list[str]:
     chans = index_channels(manifest_channels)
     lexical = [c.switch for c in LEXICAL if c.switch is not None]
     return lexical + [c.switch for c in chans if c.embedded and c.switch is not None]
+
+
+def evidence_legend() -> str:
+    """What the evidence keys an answer's ranks are listed under stand for (the explain output's legend)."""
+    lexical = ", ".join(k for c in LEXICAL for k in c.evidence_keys)
+    families = "; ".join(f"{', '.join(k.format('<model>') for k in f.evidence_keys)} ({f.scores})" for f in FAMILIES)
+    return f"{lexical} (BM25); {families}"
 
 
 def any_embedded(evidence_keys: Iterable[str]) -> bool:
