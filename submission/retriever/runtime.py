@@ -62,7 +62,7 @@ def build_embedders(settings: Settings) -> tuple[dict[str, Embedder], dict[str, 
 
 
 def build_budgets(settings: Settings) -> Budgets:
-    """Each build channel's time budget: past it, the channel keeps what it has embedded (see partial.py)."""
+    """Each build channel's time budget: past it, the channel keeps what it has embedded (see index/partial.py)."""
     api = settings.build_api_budget_s
     return Budgets({"local": settings.build_local_budget_s, "jina": api, "colbert": api})
 

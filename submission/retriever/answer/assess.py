@@ -43,7 +43,7 @@ class EvidenceSummary:
 
 def confidence(answer: Answer) -> float:
     """The one number callers show as confidence: the probability that the answer covers the question, as the
-    shipped calibration maps the selection's expected coverage and the evidence (see features.py)."""
+    shipped calibration maps the selection's expected coverage and the evidence (see query/features.py)."""
     return float(answer.confidence)
 
 
