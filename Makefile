@@ -48,7 +48,7 @@ lint: install
 	$(BIN)/mypy submission/retriever scripts
 
 # Rebuilt when the catalog or the code that writes the index changes (a stale format is refused at load).
-$(INDEX)/manifest.json: $(VENV)/.installed $(CATALOG) $(wildcard submission/retriever/*.py)
+$(INDEX)/manifest.json: $(VENV)/.installed $(CATALOG) $(wildcard submission/retriever/*.py submission/retriever/*/*.py)
 	bash submission/build.sh --corpus $(CATALOG) --index-dir $(INDEX)
 
 eval: $(INDEX)/manifest.json

@@ -19,20 +19,11 @@ import tempfile
 import time
 from pathlib import Path
 
+from search_driver import SearchProcess, pct
+
 ROOT = Path(__file__).resolve().parent.parent
-
-
-def peak_rss_mb(pid: int) -> float:
-    """VmHWM of a live process: its peak resident set so far."""
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmHWM:"):
-            return int(line.split()[1]) / 1024
-    return float("nan")
-
-
-def pct(values: list[float], q: float) -> float:
-    s = sorted(values)
-    return s[min(len(s) - 1, int(round(q * (len(s) - 1))))]
+#: Hang guard for one wait on search.sh.
+GUARD_S = 600.0
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -54,25 +45,18 @@ def main(argv: list[str] | None = None) -> int:
     build_s = time.monotonic() - t0
     build_rss = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
     t0 = time.monotonic()
-    proc = subprocess.Popen(["bash", str(args.submission / "search.sh"), "--index-dir", str(index)],
-                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                            env=env)
-    assert proc.stdin is not None and proc.stdout is not None
-    ready = proc.stdout.readline()
-    startup_s = time.monotonic() - t0
-    if b'"ready"' not in ready:
-        print(f"search.sh did not get ready: {ready!r}", file=sys.stderr)
+    sp = SearchProcess(args.submission / "search.sh", index, env, stderr=subprocess.DEVNULL)
+    try:
+        startup_s = sp.wait_ready(GUARD_S)
+    except RuntimeError as e:
+        print(e, file=sys.stderr)
         return 1
     latencies = []
     for q in questions:
-        t1 = time.monotonic()
-        proc.stdin.write((json.dumps({"query_id": q["query_id"], "question": q["question"]}) + "\n").encode())
-        proc.stdin.flush()
-        proc.stdout.readline()
-        latencies.append(1000 * (time.monotonic() - t1))
-    search_rss = peak_rss_mb(proc.pid)
-    proc.stdin.close()
-    proc.wait(timeout=10)
+        _, dt = sp.ask(q["query_id"], q["question"], GUARD_S)
+        latencies.append(1000 * dt)
+    search_rss = sp.peak_rss_mb()
+    sp.close(10)
     index_mb = sum(p.stat().st_size for p in index.rglob("*") if p.is_file()) / 2**20
     rows = [
         ("build", f"{build_s:.2f} s"), ("build peak RSS", f"{build_rss:.0f} MB"), ("index size", f"{index_mb:.1f} MB"),

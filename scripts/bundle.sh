@@ -142,7 +142,7 @@ for m in pkgutil.walk_packages(retriever.__path__, "retriever."):
     if not m.name.endswith("__main__"):
         __import__(m.name)
 import bm25s, diskcache, networkx, numpy, requests, Stemmer, tokenizers  # noqa: F401
-from retriever.minilm import MiniLM, find_model_dir
+from retriever.embedders.minilm import MiniLM, find_model_dir
 for mod in list(sys.modules.values()):
     f = getattr(mod, "__file__", None) or ""
     if "site-packages" in f or "dist-packages" in f:

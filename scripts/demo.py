@@ -16,11 +16,11 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from retriever.answer.evaluation import covered, read_jsonl  # noqa: E402
+from retriever.answer.explain import legend, reasons  # noqa: E402
 from retriever.api import Retriever, SearchResult  # noqa: E402
 from retriever.config import Settings  # noqa: E402
 from retriever.errors import RetrieverError  # noqa: E402
-from retriever.evaluation import covered, read_jsonl  # noqa: E402
-from retriever.explain import legend, reasons  # noqa: E402
 
 
 def join_text(j: dict[str, str]) -> str:

@@ -25,7 +25,7 @@ sys.path.insert(0, str(ROOT / "tests"))
 
 from fakejina import API_KEY, FakeJina  # noqa: E402
 
-from retriever.minilm import MiniLM, find_model_dir  # noqa: E402
+from retriever.embedders.minilm import MiniLM, find_model_dir  # noqa: E402
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -26,20 +26,21 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from retriever import plans  # noqa: E402
-from retriever.channels import Evidence  # noqa: E402
+from retriever.answer.evaluation import covered, read_jsonl  # noqa: E402
 from retriever.config import Settings  # noqa: E402
-from retriever.evaluation import covered, read_jsonl  # noqa: E402
-from retriever.features import (  # noqa: E402
+from retriever.index import registry  # noqa: E402
+from retriever.index.store import load_index  # noqa: E402
+from retriever.query import plans  # noqa: E402
+from retriever.query.channels import Evidence  # noqa: E402
+from retriever.query.features import (  # noqa: E402
     CONFIDENCE_FEATURES,
     GROUP_FEATURES,
     PLAN_FEATURES,
     confidence_features,
     group_features,
 )
-from retriever.index import load_index  # noqa: E402
-from retriever.model import WEIGHTS_PATH, WEIGHTS_VERSION, SoftmaxModel, fit_softmax  # noqa: E402
-from retriever.planner import Models, Options, Planner  # noqa: E402
+from retriever.query.model import WEIGHTS_PATH, WEIGHTS_VERSION, SoftmaxModel, fit_softmax  # noqa: E402
+from retriever.query.planner import Models, Options, Planner  # noqa: E402
 from retriever.runtime import query_embedders  # noqa: E402
 
 MODELS = ("group", "plan", "group_lexical", "plan_lexical")
@@ -95,9 +96,8 @@ def usable(label: dict[str, Any], known: set[str]) -> bool:
 
 
 def lexical_options(planner: Planner, opts: Options) -> Options:
-    chans = planner.index.channels
-    off = {c for c in chans if c.startswith("dense:")} | {f"late:{c.split(':', 1)[1]}" for c in chans
-                                                          if c.startswith("multi:")}
+    """Options with every embedding channel of the planner's index switched off."""
+    off = {c.switch for c in registry.index_channels(planner.index.channels) if c.embedded and c.switch}
     return replace(opts, disabled_channels=opts.disabled_channels | frozenset(off))
 
 
@@ -310,13 +310,15 @@ def report(outcomes: Sequence[Outcome]) -> list[str]:
 
 def evidence_digest() -> str:
     """Evidence depends on these sources only: a cached evidence file is reused while they are unchanged."""
-    return _digest(("channels.py", "documents.py", "text.py", "fusion.py", "lexical.py"))
+    return _digest(("query/channels.py", "index/registry.py", "index/documents.py", "index/text.py", "query/fusion.py",
+                    "index/lexical.py"))
 
 
 def code_digest() -> str:
     """Which code the weights were fitted with: a hash of the package sources that make features and plans."""
-    return _digest(("channels.py", "features.py", "plans.py", "planner.py", "model.py", "documents.py", "text.py",
-                    "fusion.py", "lexical.py"))
+    return _digest(("query/channels.py", "index/registry.py", "query/features.py", "query/plans.py",
+                    "query/planner.py", "query/model.py", "index/documents.py", "index/text.py", "query/fusion.py",
+                    "index/lexical.py"))
 
 
 def _digest(names: Sequence[str]) -> str:

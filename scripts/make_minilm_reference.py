@@ -1,4 +1,4 @@
-"""Write tests/fixtures/minilm_reference.json: sentence-transformers vectors retriever/minilm.py must match.
+"""Write tests/fixtures/minilm_reference.json: sentence-transformers vectors retriever/embedders/minilm.py must match.
 
 Run it in a throwaway venv OUTSIDE the repo (torch must never enter the project venv):
 

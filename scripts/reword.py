@@ -20,9 +20,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from retriever.catalog import load_catalog  # noqa: E402
-from retriever.evaluation import read_jsonl  # noqa: E402
-from retriever.text import STOPWORDS, stem, tokenize  # noqa: E402
+from retriever.answer.evaluation import read_jsonl  # noqa: E402
+from retriever.index.catalog import load_catalog  # noqa: E402
+from retriever.index.text import STOPWORDS, stem, tokenize  # noqa: E402
 
 #: Nouns only: tables and columns are named by nouns, and verb senses give nonsense ("name" -> "call").
 POS = ("noun",)

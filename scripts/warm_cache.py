@@ -14,12 +14,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from retriever.catalog import load_catalog  # noqa: E402
+from retriever.answer.evaluation import read_jsonl  # noqa: E402
 from retriever.config import Settings  # noqa: E402
-from retriever.documents import build_documents  # noqa: E402
 from retriever.errors import RetrieverError  # noqa: E402
-from retriever.evaluation import read_jsonl  # noqa: E402
-from retriever.partial import CHUNK  # noqa: E402
+from retriever.index.catalog import load_catalog  # noqa: E402
+from retriever.index.documents import build_documents  # noqa: E402
+from retriever.index.partial import CHUNK  # noqa: E402
 from retriever.runtime import build_embedders  # noqa: E402
 
 

@@ -11,7 +11,7 @@ if sys.version_info < (3, 10):  # noqa: UP036 - this line must run on an old pyt
     sys.exit(1)
 
 here = Path(__file__).resolve().parent
-# In a checkout the package is imported through the repo's top-level link (so cache/ is the repo's) and its
+# In a checkout the package is imported through the repo's top-level link and its
 # dependencies come from the venv that runs this; alone, everything comes from this folder.
 if (here.parent / "pyproject.toml").is_file() and (here.parent / "retriever" / "__init__.py").is_file():
     sys.path.insert(0, str(here.parent))

@@ -14,9 +14,12 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:  # plain `pytest` (not `python -m pytest`) does not put the checkout on the path
     sys.path.insert(0, str(ROOT))
+if str(ROOT / "scripts") not in sys.path:  # the search.sh driver the tests share with the benchmarks
+    sys.path.insert(0, str(ROOT / "scripts"))
 
-from retriever.catalog import load_catalog  # noqa: E402
-from retriever.index import Index, build_index, load_index  # noqa: E402
+from retriever.index.build import build_index  # noqa: E402
+from retriever.index.catalog import load_catalog  # noqa: E402
+from retriever.index.store import Index, load_index  # noqa: E402
 
 MINI_DIR = ROOT / "tests" / "fixtures" / "spider_mini"
 MINI_CATALOG = MINI_DIR / "catalog.json"

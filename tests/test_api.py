@@ -18,13 +18,13 @@ import pytest
 from conftest import MINI_CATALOG, ROOT, sealed_env
 
 from retriever import Retriever, SearchResult
-from retriever.assess import DENSE_FLOOR, summarize_evidence
-from retriever.catalog import load_catalog
+from retriever.answer.assess import DENSE_FLOOR, summarize_evidence
+from retriever.answer.ddl import quote_ident
+from retriever.answer.explain import LEGEND
 from retriever.config import Settings
-from retriever.ddl import quote_ident
 from retriever.errors import ConfigError
-from retriever.explain import LEGEND
-from retriever.index import build_index
+from retriever.index.build import build_index
+from retriever.index.catalog import load_catalog
 
 REAL = "Show names for all aircrafts of which John Williams has certificates."
 NONSENSE = "purple monkey dishwasher banana quantum"

@@ -9,17 +9,16 @@ from __future__ import annotations
 
 import json
 import os
-import queue
 import shutil
 import subprocess
 import sys
-import threading
 import time
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
 import pytest
 from conftest import catalog_keys, covered, read_jsonl, validate_answer
+from search_driver import SearchProcess
 
 pytestmark = pytest.mark.bundle
 
@@ -93,56 +92,6 @@ def _small_questions() -> tuple[list[dict[str, Any]], dict[str, dict[str, Any]]]
     return queries, labels
 
 
-class Search:
-    """search.sh as the verifier drives it: one JSON line in, one line out, read through a thread."""
-
-    def __init__(self, script: Path, index_dir: Path, env: dict[str, str], cwd: Path, log: IO[bytes]) -> None:
-        self.proc = subprocess.Popen(["bash", str(script), "--index-dir", str(index_dir)], env=env, cwd=cwd,
-                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log,
-                                     start_new_session=True)
-        self.lines: queue.Queue[bytes | None] = queue.Queue()
-        threading.Thread(target=self._pump, daemon=True).start()
-
-    def _pump(self) -> None:
-        assert self.proc.stdout is not None
-        for raw in iter(self.proc.stdout.readline, b""):
-            self.lines.put(raw)
-        self.lines.put(None)
-
-    def read(self, timeout: float) -> bytes:
-        raw = self.lines.get(timeout=timeout)
-        if raw is None:
-            raise AssertionError(f"search.sh exited (rc={self.proc.wait()})")
-        return raw
-
-    def wait_ready(self) -> float:
-        t0 = time.monotonic()
-        while True:
-            left = READY_LIMIT_S - (time.monotonic() - t0)
-            assert left > 0, "no {\"ready\":true} line in time"
-            try:
-                msg = json.loads(self.read(left))
-            except ValueError:
-                continue
-            if isinstance(msg, dict) and msg.get("ready") is True:
-                return time.monotonic() - t0
-
-    def ask(self, query_id: str, question: str) -> bytes:
-        assert self.proc.stdin is not None
-        self.proc.stdin.write((json.dumps({"query_id": query_id, "question": question}) + "\n").encode())
-        self.proc.stdin.flush()
-        return self.read(QUERY_LIMIT_S)
-
-    def close(self) -> int:
-        assert self.proc.stdin is not None
-        self.proc.stdin.close()
-        try:
-            return self.proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            return self.proc.wait()
-
-
 WHEELHOUSE = ROOT / "build" / "wheelhouse"  # filled by make bundle
 
 
@@ -204,18 +153,25 @@ def test_build_has_offline_model_channel(bundle: dict[str, Any]) -> None:
     assert "dense:local" in manifest["channels"]
 
 
+def _answer(sp: SearchProcess, query_id: str, question: str) -> bytes:
+    raw, _ = sp.ask(query_id, question, QUERY_LIMIT_S)
+    assert raw is not None, f"search.sh exited (rc={sp.proc.wait()})"
+    return raw
+
+
 def test_search_answers_are_valid(bundle: dict[str, Any], tmp_path: Path) -> None:
     tables, rels = catalog_keys(bundle["catalog"])
     log_path = tmp_path / "search.log"
     with open(log_path, "wb") as log:
-        sp = Search(bundle["copy"] / "search.sh", bundle["index_dir"], bundle["env"], bundle["work"], log)
+        sp = SearchProcess(bundle["copy"] / "search.sh", bundle["index_dir"], bundle["env"], cwd=bundle["work"],
+                           stderr=log)
         try:
-            ready_s = sp.wait_ready()
+            ready_s = sp.wait_ready(READY_LIMIT_S)
             hits = 0
             for q in bundle["queries"]:
-                ids, keys = validate_answer(sp.ask(q["query_id"], q["question"]), q["query_id"], tables, rels)
+                ids, keys = validate_answer(_answer(sp, q["query_id"], q["question"]), q["query_id"], tables, rels)
                 hits += covered(bundle["labels"][q["query_id"]]["plans"], ids, keys)
-            validate_answer(sp.ask("empty", ""), "empty", tables, rels)  # no evidence: still a valid answer
+            validate_answer(_answer(sp, "empty", ""), "empty", tables, rels)  # no evidence: still a valid answer
         finally:
             rc = sp.close()
     log_text = log_path.read_text(encoding="utf-8", errors="replace")
@@ -230,11 +186,11 @@ import json, sys
 from pathlib import Path
 here, vendor = Path(sys.argv[1]), sys.argv[2]
 sys.path[:0] = [vendor, str(here)]   # what _launch.py does when the folder runs alone
-import retriever.cli, retriever.minilm, numpy, networkx, bm25s, Stemmer, tokenizers, diskcache, requests
+import retriever.cli, retriever.embedders.minilm, numpy, networkx, bm25s, Stemmer, tokenizers, diskcache, requests
 from _check import bundle_problem
 files = {name: getattr(m, "__file__", None) for name, m in sorted(sys.modules.items())}
 print(json.dumps({"files": {k: v for k, v in files.items() if v},
-                  "model_dir": str(retriever.minilm.find_model_dir()),
+                  "model_dir": str(retriever.embedders.minilm.find_model_dir()),
                   "problem": bundle_problem(here), "stdlib": sys.base_prefix, "path": sys.path}))
 """
 

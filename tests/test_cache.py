@@ -13,11 +13,11 @@ import numpy as np
 import pytest
 from fakejina import API_KEY, FakeJina
 
-from retriever.cache import CachedEmbedder, CachedMultiVector, EmbeddingCache, cache_key, encode_array
 from retriever.config import Settings
-from retriever.embedding import HashEmbedder, Kind
+from retriever.embedders.cache import CachedEmbedder, CachedMultiVector, EmbeddingCache, cache_key, encode_array
+from retriever.embedders.interface import HashEmbedder, Kind
+from retriever.embedders.jina import JinaEmbedder, JinaMultiVector
 from retriever.errors import EmbeddingError
-from retriever.jina import JinaEmbedder, JinaMultiVector
 
 DIM = 16
 

@@ -3,13 +3,9 @@
 from __future__ import annotations
 
 import json
-import os
-import queue
 import shutil
-import signal
 import subprocess
 import sys
-import threading
 import time
 from collections.abc import Iterator
 from itertools import count
@@ -28,86 +24,15 @@ from conftest import (
     sealed_env,
     validate_answer,
 )
+from search_driver import SearchProcess
 
-from retriever.index import load_index
+from retriever.index.store import load_index
 
 BUILD_SH = ROOT / "submission" / "build.sh"
 SEARCH_SH = ROOT / "submission" / "search.sh"
 #: Hang guard for any single wait on the subprocess; a guard against a stuck test, never a timing assertion.
 GUARD_S = 120.0
 KEYS = catalog_keys(MINI_CATALOG)
-
-
-class Search:
-    """One running search.sh; stdout and stderr are pumped by threads so reads can be guarded."""
-
-    def __init__(self, index_dir: Path, env: dict[str, str]) -> None:
-        self.proc = subprocess.Popen(
-            ["bash", str(SEARCH_SH), "--index-dir", str(index_dir)],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env,
-            start_new_session=True,
-        )
-        self.lines: queue.Queue[bytes | None] = queue.Queue()
-        self._err: list[bytes] = []
-        self._lock = threading.Lock()
-        threading.Thread(target=self._pump_out, daemon=True).start()
-        threading.Thread(target=self._pump_err, daemon=True).start()
-
-    def _pump_out(self) -> None:
-        assert self.proc.stdout is not None
-        for raw in iter(self.proc.stdout.readline, b""):
-            self.lines.put(raw)
-        self.lines.put(None)
-
-    def _pump_err(self) -> None:
-        assert self.proc.stderr is not None
-        for raw in iter(self.proc.stderr.readline, b""):
-            with self._lock:
-                self._err.append(raw)
-
-    def stderr_lines(self) -> list[str]:
-        with self._lock:
-            return [b.decode("utf-8", "replace").rstrip("\n") for b in self._err]
-
-    def read(self) -> bytes | None:
-        """The next stdout line (raw, newline included), or None at EOF."""
-        try:
-            return self.lines.get(timeout=GUARD_S)
-        except queue.Empty:
-            raise AssertionError(f"search.sh wrote nothing within the {GUARD_S:.0f}s hang guard") from None
-
-    def wait_ready(self) -> None:
-        while True:
-            raw = self.read()
-            assert raw is not None, f"search.sh exited before ready: {self.stderr_lines()[-5:]}"
-            try:
-                msg = json.loads(raw)
-            except ValueError:
-                continue
-            if isinstance(msg, dict) and msg.get("ready") is True:
-                return
-
-    def send_raw(self, data: bytes) -> None:
-        assert self.proc.stdin is not None
-        self.proc.stdin.write(data)
-        self.proc.stdin.flush()
-
-    def send(self, obj: Any, ensure_ascii: bool = True) -> None:
-        self.send_raw(json.dumps(obj, ensure_ascii=ensure_ascii).encode("utf-8") + b"\n")
-
-    def close(self) -> int:
-        """Close stdin (EOF) and return the exit code; kills the process group if it does not exit."""
-        try:
-            assert self.proc.stdin is not None
-            self.proc.stdin.close()
-        except OSError:
-            pass
-        try:
-            return self.proc.wait(timeout=GUARD_S)
-        except subprocess.TimeoutExpired:
-            os.killpg(self.proc.pid, signal.SIGKILL)
-            self.proc.wait()
-            raise AssertionError("search.sh did not exit at EOF") from None
 
 
 _ids = count()
@@ -121,7 +46,7 @@ def _qid(prefix: str = "q") -> str:
     return f"{prefix}-{next(_ids)}"
 
 
-def _wait_for_stderr(search: Search, since: int) -> list[str]:
+def _wait_for_stderr(search: SearchProcess, since: int) -> list[str]:
     """stderr lines written after the first `since`, waiting (bounded) for at least one."""
     deadline = time.monotonic() + GUARD_S
     while time.monotonic() < deadline:
@@ -147,21 +72,21 @@ def built_index(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture(scope="module")
-def search(built_index: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Search]:
+def search(built_index: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[SearchProcess]:
     """One search.sh process shared by the module; every test syncs on its own query ids."""
-    s = Search(built_index, sealed_env(tmp_path_factory.mktemp("search-cache")))
+    s = SearchProcess(SEARCH_SH, built_index, sealed_env(tmp_path_factory.mktemp("search-cache")))
     try:
-        s.wait_ready()
+        s.wait_ready(GUARD_S)
         yield s
     finally:
         if s.proc.poll() is None:
-            s.close()
+            s.close(GUARD_S)
 
 
-def ask(search: Search, obj: Any, qid: Any, ensure_ascii: bool = True) -> tuple[set[str], set[Any]]:
+def ask(search: SearchProcess, obj: Any, qid: Any, ensure_ascii: bool = True) -> tuple[set[str], set[Any]]:
     """Send one request and validate the next line as its answer."""
     search.send(obj, ensure_ascii=ensure_ascii)
-    raw = search.read()
+    raw = search.read(GUARD_S)
     assert raw is not None, f"search.sh exited: {search.stderr_lines()[-5:]}"
     return validate_answer(raw, qid, *KEYS)
 
@@ -169,7 +94,7 @@ def ask(search: Search, obj: Any, qid: Any, ensure_ascii: bool = True) -> tuple[
 # --- search.sh: normal questions --------------------------------------------------------------------------
 
 
-def test_mini_questions_answered_validly_and_mostly_covered(search: Search) -> None:
+def test_mini_questions_answered_validly_and_mostly_covered(search: SearchProcess) -> None:
     labels = {row["query_id"]: row for row in read_jsonl(MINI_DIR / "labels.jsonl")}
     queries = read_jsonl(MINI_DIR / "queries.jsonl")
     assert len(queries) == len(labels) >= 10
@@ -180,11 +105,11 @@ def test_mini_questions_answered_validly_and_mostly_covered(search: Search) -> N
     assert hits >= 0.8 * len(queries), f"only {hits}/{len(queries)} gold plans covered"
 
 
-def test_answers_use_catalog_orientation_of_joins(search: Search) -> None:
+def test_answers_use_catalog_orientation_of_joins(search: SearchProcess) -> None:
     rels = {join_key(r): r for r in json.loads(MINI_CATALOG.read_text(encoding="utf-8"))["relationships"]}
     qid = _qid()
     search.send({"query_id": qid, "question": "Show the names of pilots and models of aircrafts they flew."})
-    raw = search.read()
+    raw = search.read(GUARD_S)
     assert raw is not None
     validate_answer(raw, qid, *KEYS)
     joins = json.loads(raw)["joins"]
@@ -211,7 +136,7 @@ def test_answers_use_catalog_orientation_of_joins(search: Search) -> None:
     b'{"query_id": {"id": "a"}, "question": "How many debates are there?"}\n',
     b'{"query_id": true, "question": "How many debates are there?"}\n',
 ])
-def test_bad_line_gets_no_answer_but_a_diagnostic(search: Search, line: bytes) -> None:
+def test_bad_line_gets_no_answer_but_a_diagnostic(search: SearchProcess, line: bytes) -> None:
     since = len(search.stderr_lines())
     search.send_raw(line)
     qid = _qid("after-bad")
@@ -219,18 +144,18 @@ def test_bad_line_gets_no_answer_but_a_diagnostic(search: Search, line: bytes) -
     assert _wait_for_stderr(search, since), f"no stderr diagnostic for {line!r}"
 
 
-def test_blank_lines_are_skipped(search: Search) -> None:
+def test_blank_lines_are_skipped(search: SearchProcess) -> None:
     search.send_raw(b"\n   \n\t\n")
     qid = _qid("after-blank")
     ask(search, {"query_id": qid, "question": "How many dorms are there?"}, qid)
 
 
-def test_several_requests_in_one_write_answered_in_order(search: Search) -> None:
+def test_several_requests_in_one_write_answered_in_order(search: SearchProcess) -> None:
     ids = [_qid("batch") for _ in range(5)]
     payload = b"".join(_line({"query_id": i, "question": "List all wines."}) for i in ids)
     search.send_raw(payload)
     for i in ids:
-        raw = search.read()
+        raw = search.read(GUARD_S)
         assert raw is not None
         validate_answer(raw, i, *KEYS)
 
@@ -253,12 +178,12 @@ def test_several_requests_in_one_write_answered_in_order(search: Search) -> None
     {"question": "\u0000\u0001\u202e\ufeff"},
     {"question": "Wie viele Debatten gibt es? 討論は何件ありますか 🧪"},
 ])
-def test_odd_question_gets_a_valid_answer(search: Search, extra: dict[str, Any]) -> None:
+def test_odd_question_gets_a_valid_answer(search: SearchProcess, extra: dict[str, Any]) -> None:
     qid = _qid("odd")
     ask(search, {"query_id": qid, **extra}, qid)
 
 
-def test_unknown_keys_are_ignored(search: Search) -> None:
+def test_unknown_keys_are_ignored(search: SearchProcess) -> None:
     question = "Show the names of people and the number of times they have been on the affirmative side."
     base, other = _qid("plain"), _qid("extra")
     plain = ask(search, {"query_id": base, "question": question}, base)
@@ -282,9 +207,9 @@ def test_unknown_keys_are_ignored(search: Search) -> None:
     "x" * 2000,
 ])
 @pytest.mark.parametrize("ensure_ascii", [True, False])
-def test_query_id_echoed_exactly(search: Search, qid: str, ensure_ascii: bool) -> None:
+def test_query_id_echoed_exactly(search: SearchProcess, qid: str, ensure_ascii: bool) -> None:
     search.send({"query_id": qid, "question": "How many aircrafts do we have?"}, ensure_ascii=ensure_ascii)
-    raw = search.read()
+    raw = search.read(GUARD_S)
     assert raw is not None
     validate_answer(raw, qid, *KEYS)
     assert json.loads(raw)["query_id"] == qid
@@ -294,21 +219,21 @@ def test_query_id_echoed_exactly(search: Search, qid: str, ensure_ascii: bool) -
 
 
 def test_eof_exits_zero(built_index: Path, subprocess_env: dict[str, str]) -> None:
-    s = Search(built_index, subprocess_env)
-    s.wait_ready()
+    s = SearchProcess(SEARCH_SH, built_index, subprocess_env)
+    s.wait_ready(GUARD_S)
     qid = _qid("last")
     s.send({"query_id": qid, "question": "How many debates are there?"})
-    raw = s.read()
+    raw = s.read(GUARD_S)
     assert raw is not None
     validate_answer(raw, qid, *KEYS)
-    assert s.close() == 0
-    assert s.read() is None
+    assert s.close(GUARD_S) == 0
+    assert s.read(GUARD_S) is None
 
 
 def test_eof_right_after_ready_exits_zero(built_index: Path, subprocess_env: dict[str, str]) -> None:
-    s = Search(built_index, subprocess_env)
-    s.wait_ready()
-    assert s.close() == 0
+    s = SearchProcess(SEARCH_SH, built_index, subprocess_env)
+    s.wait_ready(GUARD_S)
+    assert s.close(GUARD_S) == 0
 
 
 def _search_fails_before_ready(index_dir: Path, tmp_path: Path) -> subprocess.CompletedProcess[bytes]:
@@ -496,18 +421,18 @@ def test_rrf_k_setting_reaches_the_server(built_index: Path, tmp_path: Path) -> 
         env = sealed_env(tmp_path / f"cache-{k}")
         if k is not None:
             env["RETRIEVER_RRF_K"] = k
-        s = Search(built_index, env)
+        s = SearchProcess(SEARCH_SH, built_index, env)
         try:
-            s.wait_ready()
+            s.wait_ready(GUARD_S)
             out = []
             for i, q in enumerate(questions):
                 s.send({"query_id": f"k{i}", "question": q})
-                raw = s.read()
+                raw = s.read(GUARD_S)
                 assert raw is not None
                 out.append(raw)
             return out
         finally:
-            s.close()
+            s.close(GUARD_S)
 
     default, again, flat = answers(None), answers("60"), answers("1")
     assert default == again

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from retriever.evaluation import covered, replay
+from retriever.answer.evaluation import covered, replay
 
 JOIN = {"left_table": "g.a", "left_column": "x", "right_table": "g.b", "right_column": "y"}
 LABELS = {

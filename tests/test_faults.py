@@ -25,10 +25,10 @@ from typing import Any
 import numpy as np
 import pytest
 from fakejina import API_KEY, FakeJina
+from search_driver import SearchProcess
 from test_fuzz import (
     ROOT,
     SEARCH_SH,
-    Search,
     build_small_index,
     catalog_keys,
     join_key,
@@ -37,15 +37,16 @@ from test_fuzz import (
     validate,
 )
 
-from retriever import jina
 from retriever.api import Retriever
-from retriever.cache import EmbeddingCache
-from retriever.catalog import parse_catalog
 from retriever.config import Settings
+from retriever.embedders import jina
+from retriever.embedders.cache import EmbeddingCache
+from retriever.embedders.jina import JinaEmbedder
 from retriever.errors import BadIndexError, ConfigError, EmbeddingError
-from retriever.index import Index, build_index, load_index
-from retriever.jina import JinaEmbedder
-from retriever.planner import Planner, default_models
+from retriever.index.build import build_index
+from retriever.index.catalog import parse_catalog
+from retriever.index.store import Index, load_index
+from retriever.query.planner import Planner, default_models
 from retriever.runtime import QueryVectors, build_embedders, query_embedders
 from retriever.server import serve
 
@@ -74,8 +75,8 @@ def ask_all(
     index_dir: Path, env: dict[str, str], tmp: Path, questions: list[str]
 ) -> tuple[list[bytes], int | None, str]:
     """Run search.sh over the questions (ids q0, q1, ...); (answer lines, exit code, stderr)."""
-    sp = Search(index_dir, env, tmp / "search-stderr.log")
-    sp.write(
+    sp = SearchProcess(SEARCH_SH, index_dir, env, stderr=tmp / "search-stderr.log")
+    sp.send_raw(
         b"".join(
             json.dumps({"query_id": f"q{i}", "question": q}).encode() + b"\n" for i, q in enumerate(questions)
         )

@@ -5,8 +5,18 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from retriever.channels import Evidence, standardise
-from retriever.features import CONFIDENCE_FEATURES, confidence_features, dense_channel
+from retriever.query.channels import Evidence, standardise
+from retriever.query.features import (
+    CONFIDENCE_FEATURES,
+    GROUP_FEATURES,
+    PLAN_FEATURES,
+    GroupIndex,
+    confidence_features,
+    dense_channel,
+    group_features,
+    plan_features,
+)
+from retriever.query.plans import Plan
 
 
 def _evidence(schema_hit: list[list[bool]], idf: list[float], dense: dict[str, list[float]]) -> Evidence:
@@ -57,8 +67,8 @@ def test_a_question_that_matches_nothing_has_no_lexical_evidence() -> None:
 
 
 def test_entity_terms_come_from_quoted_or_capitalised_words_past_the_first() -> None:
-    from retriever.channels import entity_terms
-    from retriever.text import tokenize
+    from retriever.index.text import tokenize
+    from retriever.query.channels import entity_terms
 
     def named(q: str) -> list[str]:
         terms = list(dict.fromkeys(tokenize(q)))
@@ -68,3 +78,59 @@ def test_entity_terms_come_from_quoted_or_capitalised_words_past_the_first() -> 
     assert named('Which play contains "the walls of Florence"?') == ["wall", "florenc"]
     assert named("What is the price of 'floor lamp'?") == ["floor", "lamp"]
     assert named("Singers older than 30?") == []
+
+
+# --- group and plan features on hand-made evidence ---------------------------------------------------------
+# Tables 0 and 1 form group 0, table 2 group 1. Two terms of idf 3 and 1 (weights 0.75, 0.25): table 0's
+# schema holds the first, table 2's the second. Table 0's name is in the question, table 2 holds a quoted
+# value; no dense channel is live.
+def _hand_evidence() -> Evidence:
+    hit = np.asarray([[True, False, False], [False, False, True]])
+    return Evidence(["t0", "t1"], np.asarray([3.0, 1.0], dtype=np.float32), hit, np.zeros_like(hit),
+                    np.asarray([1.0, 0.0, 0.0], dtype=np.float32), np.asarray([0.0, 0.0, 1.0], dtype=np.float32),
+                    {"bm25_tables": np.zeros(3, dtype=np.float32)}, np.asarray([0.5, 0.25, 1.0], dtype=np.float32),
+                    np.asarray([2.0, 1.0], dtype=np.float32), group_name_match=np.asarray([0.0, 1.0]),
+                    entity=np.zeros(2, dtype=np.bool_))
+
+
+def test_group_features_by_hand() -> None:
+    gi = GroupIndex.from_table_group(np.asarray([0, 0, 1]), 2)
+    got = dict(zip(GROUP_FEATURES, group_features(_hand_evidence(), gi).T.tolist(), strict=True))
+    want = {
+        "cov_schema": [0.75, 0.25], "cov_all": [0.75, 0.25], "cov_name": [0.75, 0.0], "cov_rank": [1.0, 0.5],
+        "bm25_group": [1.0, 0.5], "bm25_rank": [1.0, 0.5],
+        "fused_max": [0.5, 1.0], "fused_top2": [0.75, 1.0], "fused_rank": [0.5, 1.0],
+        "name_max": [1.0, 0.0], "group_name": [0.0, 1.0], "phrase_any": [0.0, 1.0],
+        "log_size": [float(np.log(2.0)), 0.0], "cov_table": [0.75, 0.25],
+    }
+    for name, values in want.items():
+        assert got[name] == pytest.approx(values), name
+    for name in set(GROUP_FEATURES) - set(want):  # the dense features, with no dense channel live
+        assert got[name] == [0.0, 0.0], name
+
+
+def test_plan_features_by_hand() -> None:
+    plans = [Plan(0, (0,), (), True), Plan(0, (1,), (), True), Plan(0, (0, 1), (0,), True)]
+    x = plan_features(_hand_evidence(), plans, [0, 1], np.asarray([True, False, False]))
+    got = dict(zip(PLAN_FEATURES, x.T.tolist(), strict=True))
+    want = {
+        "size1": [1, 1, 0], "size2": [0, 0, 1], "n_joins": [0, 0, 1],
+        "cov_all": [0.75, 0.0, 0.75], "cov_schema": [0.75, 0.0, 0.75],
+        "name_sum": [1, 0, 1], "name_out": [0, 1, 0],
+        "rel_sum": [1.0, 0.5, 1.5], "rel_min": [1.0, 0.5, 0.5], "rel_out": [0.5, 1.0, 0.0],
+        "n_bridge": [0, 1, 1],  # table 1 matches nothing: in a plan it is a bridge
+    }
+    for name, values in want.items():
+        assert got[name] == pytest.approx(values), name
+    for name in set(PLAN_FEATURES) - set(want):
+        assert got[name] == [0.0, 0.0, 0.0], name
+
+
+def test_a_named_value_nobody_explains_wants_a_table_with_names() -> None:
+    ev = _hand_evidence()
+    ev = Evidence(ev.terms, ev.idf, ev.schema_hit, ev.value_hit, ev.name_match, ev.phrase_hits, ev.scores,
+                  ev.fused, ev.group_bm25, group_name_match=ev.group_name_match,
+                  entity=np.asarray([False, True]))  # the second term, held by no table of group 0
+    plans = [Plan(0, (0,), (), True), Plan(0, (1,), (), True)]
+    x = plan_features(ev, plans, [0, 1], np.asarray([True, False, False]))
+    assert x[:, PLAN_FEATURES.index("entity_home")].tolist() == [1.0, 0.0]

@@ -10,9 +10,12 @@ import numpy as np
 import pytest
 from conftest import MINI_DIR, ROOT
 
+from retriever.api import Retriever
 from retriever.config import Settings
-from retriever.index import load_index
-from retriever.planner import Options, Planner, default_models
+from retriever.index.store import load_index
+from retriever.query.channels import Evidence
+from retriever.query.features import group_features
+from retriever.query.planner import Options, Planner, default_models
 
 sys.path.insert(0, str(ROOT / "scripts"))
 import fit  # noqa: E402
@@ -39,6 +42,41 @@ def test_training_rows_are_what_serving_scores(mini_set: fit.TrainingSet) -> Non
         _, serving_feats = mini_set.planner.plan_matrix(q.ev, q.group)
         assert label == gold[0]
         np.testing.assert_array_equal(feats, serving_feats)
+
+
+def _assert_same_evidence(trained: Evidence, served: Evidence) -> None:
+    assert trained.terms == served.terms and trained.phrases == served.phrases
+    assert sorted(trained.scores) == sorted(served.scores)
+    for k in trained.scores:
+        np.testing.assert_array_equal(trained.scores[k], served.scores[k], err_msg=k)
+    for name in ("fused", "idf", "schema_hit", "value_hit", "name_match", "phrase_hits", "group_bm25"):
+        np.testing.assert_array_equal(getattr(trained, name), getattr(served, name), err_msg=name)
+
+
+def test_training_candidates_are_the_servers_on_a_sample(mini_set: fit.TrainingSet, mini_index_dir: Path,
+                                                        tmp_path: Path) -> None:
+    """The serving path end to end (Retriever.open with the entry point's settings, search on the question
+    text) against what fit.py trains on: the same evidence, the same candidate plans of the gold group,
+    the same feature rows. A fit that scored other candidates than the server would fail here."""
+    served_by = Retriever.open(mini_index_dir, Settings(local_model=False, cache_dir=tmp_path / "cache"))
+    checked = 0
+    for q in mini_set.questions[::2]:
+        answer = served_by.search(q.question).answer
+        assert answer.evidence is not None
+        _assert_same_evidence(q.ev, answer.evidence)
+        _assert_same_evidence(q.ev_lexical, answer.evidence)  # a lexical-only index: the two are one
+        plans, feats = served_by.planner.plan_matrix(answer.evidence, q.group)
+        rows = mini_set.training_rows(q)
+        np.testing.assert_array_equal(rows["group"][0], group_features(answer.evidence, served_by.planner.groups))
+        if "plan" in rows:
+            np.testing.assert_array_equal(rows["plan"][0], feats)
+            assert plans[rows["plan"][1]].tables == q.tables
+        group = served_by.index.groups[q.group]
+        if group in answer.group_probs:  # the answer scored this group's plans: exactly the candidates
+            scored = sorted(s.plan.tables for s in answer.plans if s.plan.group == q.group)
+            assert scored == sorted(p.tables for p in plans)
+        checked += 1
+    assert checked >= 7
 
 
 def test_fitted_weights_load_and_give_a_confidence(mini_index_dir: Path, tmp_path: Path,

@@ -19,22 +19,19 @@ ids (which once got an ASCII-escaped, oversized answer) have their own test.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import random
-import subprocess
-import threading
-import time
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
 import pytest
 from conftest import join_key, validate_answer
+from search_driver import SearchProcess
 
-from retriever.catalog import parse_catalog
-from retriever.index import build_index
+from retriever.index.build import build_index
+from retriever.index.catalog import parse_catalog
 
 ROOT = Path(__file__).resolve().parent.parent
 SEARCH_SH = ROOT / "submission" / "search.sh"
@@ -518,67 +515,6 @@ def generate(seed: int, n: int) -> Iterator[tuple[bytes, str, str | None]]:
         yield g.line()
 
 
-# --- running search.sh ------------------------------------------------------------------------------------
-class Search:
-    """One search.sh; a reader thread collects answer lines, so writes never deadlock on a full pipe."""
-
-    def __init__(self, index_dir: Path, env: dict[str, str], stderr_path: Path) -> None:
-        self._err = open(stderr_path, "wb")  # noqa: SIM115 - closed in close()
-        self.proc = subprocess.Popen(
-            ["bash", str(SEARCH_SH), "--index-dir", str(index_dir)],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=self._err,
-            env=env,
-            start_new_session=True,
-        )
-        self.lines: list[bytes] = []
-        self._cv = threading.Condition()
-        self._eof = False
-        self._thread = threading.Thread(target=self._pump, daemon=True)
-        self._thread.start()
-
-    def _pump(self) -> None:
-        assert self.proc.stdout is not None
-        for raw in iter(self.proc.stdout.readline, b""):
-            with self._cv:
-                self.lines.append(raw)
-                self._cv.notify_all()
-        with self._cv:
-            self._eof = True
-            self._cv.notify_all()
-
-    def wait_for(self, pred: Callable[[list[bytes]], bool], timeout: float) -> bool:
-        deadline = time.monotonic() + timeout
-        with self._cv:
-            while not pred(self.lines):
-                left = deadline - time.monotonic()
-                if left <= 0 or self._eof:
-                    return pred(self.lines)
-                self._cv.wait(left)
-            return True
-
-    def write(self, data: bytes) -> None:
-        assert self.proc.stdin is not None
-        self.proc.stdin.write(data)
-        self.proc.stdin.flush()
-
-    def close(self, timeout: float = 60.0) -> int | None:
-        """Close stdin (EOF), wait for the exit code; kill the group and return None if it hangs."""
-        assert self.proc.stdin is not None
-        with contextlib.suppress(OSError):
-            self.proc.stdin.close()
-        try:
-            rc: int | None = self.proc.wait(timeout)
-        except subprocess.TimeoutExpired:
-            os.killpg(self.proc.pid, 9)
-            self.proc.wait()
-            rc = None
-        self._thread.join(10)
-        self._err.close()
-        return rc
-
-
 @pytest.fixture(scope="module")
 def small_index(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Any]]:
     root = tmp_path_factory.mktemp("fuzz")
@@ -620,7 +556,7 @@ def test_fuzz_one_search_process(
         kinds[intent] = kinds.get(intent, 0) + 1
 
     stderr_path = tmp_path / "stderr.log"
-    sp = Search(index_dir, server_env(tmp_path / "cache"), stderr_path)
+    sp = SearchProcess(SEARCH_SH, index_dir, server_env(tmp_path / "cache"), stderr=stderr_path)
     try:
         assert sp.wait_for(lambda ls: len(ls) >= 1, 60), "no ready line"
         assert json.loads(sp.lines[0]) == {"ready": True}
@@ -632,12 +568,12 @@ def test_fuzz_one_search_process(
             buf.append(line + b"\n")
             size += len(line) + 1
             if size >= 1 << 18:
-                sp.write(b"".join(buf))
+                sp.send_raw(b"".join(buf))
                 total_bytes += size
                 buf, size = [], 0
         sentinel = "fz-sentinel"
         buf.append(json.dumps({"query_id": sentinel, "question": "how many singers"}).encode() + b"\n")
-        sp.write(b"".join(buf))
+        sp.send_raw(b"".join(buf))
         total_bytes += size
         got_all = sp.wait_for(lambda ls: bool(ls) and b"fz-sentinel" in ls[-1], HANG_GUARD_S)
         alive = sp.proc.poll() is None
@@ -669,8 +605,8 @@ def test_fuzz_one_search_process(
 
 # --- known bugs, pinned -----------------------------------------------------------------------------------
 def _exchange(index_dir: Path, tmp_path: Path, payload: bytes) -> tuple[list[bytes], int | None, str]:
-    sp = Search(index_dir, server_env(tmp_path / "cache"), tmp_path / "stderr.log")
-    sp.write(payload)
+    sp = SearchProcess(SEARCH_SH, index_dir, server_env(tmp_path / "cache"), stderr=tmp_path / "stderr.log")
+    sp.send_raw(payload)
     rc = sp.close()
     return sp.lines[1:], rc, (tmp_path / "stderr.log").read_text("utf-8", "replace")
 
@@ -706,9 +642,9 @@ def test_long_non_ascii_id_still_fits_without_joins(
     index_dir, cat = small_index
     tables, rels = catalog_keys(cat)
     question = "which singers sang in concerts at which stadiums"
-    sp = Search(index_dir, server_env(tmp_path / "cache"), tmp_path / "stderr.log")
+    sp = SearchProcess(SEARCH_SH, index_dir, server_env(tmp_path / "cache"), stderr=tmp_path / "stderr.log")
     try:
-        sp.write(json.dumps({"query_id": "probe", "question": question}).encode() + b"\n")
+        sp.send_raw(json.dumps({"query_id": "probe", "question": question}).encode() + b"\n")
         assert sp.wait_for(lambda ls: len(ls) >= 2, 60)
         probe = json.loads(sp.lines[1])
         assert probe["joins"], "the probe question must be answered with joins"
@@ -716,7 +652,7 @@ def test_long_non_ascii_id_still_fits_without_joins(
         base = len(sp.lines[1]) - len("probe")
         joins_len = len(json.dumps(probe["joins"], ensure_ascii=False).encode()) - 2
         qid = "é" * ((MAX_RESPONSE_BYTES - (base - joins_len)) // 2)
-        sp.write(json.dumps({"query_id": qid, "question": question}).encode() + b"\n")
+        sp.send_raw(json.dumps({"query_id": qid, "question": question}).encode() + b"\n")
         assert sp.wait_for(lambda ls: len(ls) >= 3, 60)
     finally:
         rc = sp.close()

@@ -17,10 +17,10 @@ from conftest import ROOT, catalog_keys, join_key, sealed_env, validate_answer
 pytest.importorskip("sqlalchemy", reason="catalog import needs the 'import' extra (requirements-dev.txt)")
 
 from retriever import Retriever  # noqa: E402
-from retriever.catalog import load_catalog  # noqa: E402
-from retriever.catalog_import import MAX_VALUE_CHARS, import_catalog, sample_value, scrub  # noqa: E402
 from retriever.config import Settings  # noqa: E402
 from retriever.errors import CatalogError  # noqa: E402
+from retriever.index.catalog import load_catalog  # noqa: E402
+from retriever.index.catalog_import import MAX_VALUE_CHARS, import_catalog, sample_value, scrub  # noqa: E402
 
 LONG = "x" * 500
 SHOP_SQL = """
@@ -163,7 +163,7 @@ def assert_cannot_write(spec: str) -> None:
     """The importer's own connection refuses a write (SQLite: mode=ro; PostgreSQL: read-only transaction)."""
     import sqlalchemy as sa
 
-    from retriever.catalog_import import _engine, read_only, resolve
+    from retriever.index.catalog_import import _engine, read_only, resolve
 
     engine = _engine(resolve([spec])[0])
     try:
@@ -180,7 +180,7 @@ def test_sqlite_importer_connection_cannot_write(tmp_path: Path) -> None:
 def test_one_unreadable_table_is_skipped_with_a_warning(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import sqlalchemy as sa
 
-    from retriever import catalog_import
+    from retriever.index import catalog_import
 
     real = catalog_import._read_table
 

@@ -13,10 +13,10 @@ import numpy as np
 import pytest
 from fakejina import API_KEY, FakeJina, tokens, vector
 
-from retriever import jina
 from retriever.config import Settings
+from retriever.embedders import jina
+from retriever.embedders.jina import JinaEmbedder, JinaMultiVector
 from retriever.errors import ConfigError, EmbeddingError
-from retriever.jina import JinaEmbedder, JinaMultiVector
 
 DIM = 32
 

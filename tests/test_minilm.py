@@ -8,10 +8,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from retriever.catalog import parse_catalog
-from retriever.index import build_index, load_index
-from retriever.minilm import MiniLM, find_model_dir, load_safetensors
-from retriever.partial import Budgets
+from retriever.embedders.minilm import MiniLM, find_model_dir, load_safetensors
+from retriever.index.build import build_index
+from retriever.index.catalog import parse_catalog
+from retriever.index.partial import Budgets
+from retriever.index.store import load_index
 
 FIXTURE = Path(__file__).parent / "fixtures" / "minilm_reference.json"
 MODEL_DIR = find_model_dir()

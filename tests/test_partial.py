@@ -9,14 +9,15 @@ import numpy as np
 import pytest
 from conftest import MINI_CATALOG, MINI_DIR
 
-from retriever.catalog import Catalog, load_catalog, parse_catalog
-from retriever.channels import fill_missing
 from retriever.cli import main
-from retriever.embedding import HashEmbedder, Kind
+from retriever.embedders.interface import HashEmbedder, Kind
 from retriever.errors import EmbeddingError
-from retriever.index import build_index, load_index
-from retriever.partial import Budgets, Coverage, coverage_lines, priority_order
-from retriever.planner import Planner, default_models
+from retriever.index.build import build_index
+from retriever.index.catalog import Catalog, load_catalog, parse_catalog
+from retriever.index.partial import Budgets, Coverage, coverage_lines, priority_order
+from retriever.index.store import load_index
+from retriever.query.channels import fill_missing
+from retriever.query.planner import Planner, default_models
 
 #: 6 tables of 3 columns in 2 groups: 26 texts ordered tables (0-5), columns (6-23), groups (24-25).
 TABLES, COLUMNS, GROUPS = 6, 18, 2
@@ -133,7 +134,7 @@ def test_a_partial_channel_scores_unembedded_rows_at_the_median_and_still_answer
     planner = Planner(load_index(tmp_path / "index"), default_models())
     question = "which keepers look after the animals in each cage"
     q = HashEmbedder(dim=16, name="timed").embed([question], "query")[0]
-    _, col_scores, _ = planner.dense_scores({"local": q})["local"]
+    _, col_scores, _ = planner.channels.dense_scores({"local": q})["local"]
     _, c_done, _ = planner.index.dense_done["local"]
     raw = planner.index.dense["local"][1] @ q
     assert col_scores.shape == (COLUMNS,) and np.allclose(col_scores[c_done], raw)

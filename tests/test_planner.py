@@ -11,12 +11,13 @@ import numpy as np
 import pytest
 from conftest import MINI_CATALOG, MINI_DIR, catalog_keys, covered, join_key, read_jsonl, validate_answer
 
-from retriever.catalog import load_catalog, parse_catalog
-from retriever.embedding import HashEmbedder
-from retriever.fusion import ranks, rrf
-from retriever.index import Index, build_index, load_index
-from retriever.planner import Answer, Options, Planner, default_models, switches
-from retriever.plans import MAX_PLAN_TABLES, MAX_PLANS, POOL_SIZE, Plan, enumerate_plans, plan_pool
+from retriever.embedders.interface import HashEmbedder
+from retriever.index.build import build_index
+from retriever.index.catalog import load_catalog, parse_catalog
+from retriever.index.store import Index, load_index
+from retriever.query.fusion import ranks, rrf
+from retriever.query.planner import Answer, Options, Planner, default_models, switches
+from retriever.query.plans import MAX_PLAN_TABLES, MAX_PLANS, POOL_SIZE, Plan, enumerate_plans, plan_pool
 
 
 def _col(name: str, type_: str = "text", desc: str = "") -> dict[str, str]:

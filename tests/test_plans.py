@@ -5,7 +5,7 @@ from __future__ import annotations
 import networkx as nx
 import numpy as np
 
-from retriever.plans import MAX_PLAN_TABLES, enumerate_plans
+from retriever.query.plans import MAX_PLAN_TABLES, enumerate_plans
 
 
 def _graph(n: int, edges: list[tuple[int, int]]) -> nx.MultiGraph:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from retriever.quality import PROBE_TABLES, preference, probe_sample, self_retrieval
+from retriever.index.quality import PROBE_TABLES, preference, probe_sample, self_retrieval
 
 
 def test_self_retrieval_is_the_mean_reciprocal_rank_of_each_own_table() -> None:

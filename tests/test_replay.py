@@ -10,10 +10,11 @@ import pytest
 from conftest import MINI_CATALOG, MINI_DIR
 from fakejina import API_KEY, FakeJina
 
-from retriever.catalog import load_catalog
 from retriever.config import Settings
-from retriever.index import build_index, load_index
-from retriever.planner import Planner, default_models
+from retriever.index.build import build_index
+from retriever.index.catalog import load_catalog
+from retriever.index.store import load_index
+from retriever.query.planner import Planner, default_models
 from retriever.runtime import build_embedders, query_embedders
 
 QUESTIONS = [json.loads(line)["question"] for line in (MINI_DIR / "queries.jsonl").read_text().splitlines()]

@@ -11,7 +11,7 @@ from conftest import ROOT
 sys.path.insert(0, str(ROOT / "scripts"))
 import reword  # noqa: E402
 
-from retriever.text import stem  # noqa: E402
+from retriever.index.text import stem  # noqa: E402
 
 
 @pytest.fixture(scope="module")

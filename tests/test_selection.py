@@ -7,7 +7,7 @@ from itertools import combinations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from retriever.selection import MAX_JOINS, N_TABLES, Candidate, select
+from retriever.query.selection import MAX_JOINS, N_TABLES, Candidate, select
 
 #: Relationship id -> its two tables; the hand-made catalogs below use these ids for joins.
 RELS = {0: (0, 1), 1: (1, 2), 2: (10, 11), 3: (2, 3), 4: (3, 4), 5: (4, 5), 6: (5, 6), 7: (0, 6)}

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from retriever.text import STOPWORDS, split_identifier, stem, tokenize, value_key, words
+from retriever.index.text import STOPWORDS, split_identifier, stem, tokenize, value_key, words
 
 
 @pytest.mark.parametrize(("ident", "split"), [

@@ -13,13 +13,14 @@ from typing import Any
 
 import numpy as np
 
-from .assess import EvidenceSummary, by_relevance, confidence, summarize_evidence
+from .answer.assess import EvidenceSummary, by_relevance, confidence, summarize_evidence
+from .answer.ddl import render_ddl
+from .answer.explain import explain
 from .config import Settings
-from .ddl import render_ddl
 from .errors import ConfigError
-from .explain import explain
-from .index import Index, load_index, load_schema_details
-from .planner import Answer, Options, Planner, default_models
+from .index.store import Index, load_index, load_schema_details
+from .query.planner import Answer, Options, Planner, default_models
+from .query.selection import MAX_JOINS, N_TABLES
 from .runtime import QueryVectors, query_embedders
 
 FORMATS = ("text", "json", "ddl")
@@ -144,10 +145,10 @@ class Retriever:
 
     def fallback(self) -> tuple[list[str], list[dict[str, str]]]:
         """A valid answer that needs no evidence: the first tables of the catalog and their joins."""
-        n = min(5, self.planner.layout.n_tables)
+        n = min(N_TABLES, self.planner.layout.n_tables)
         tables = list(range(n))
         cat = self.index.catalog
-        joins = [cat.relationships[r].as_dict() for r in self.planner._joins_among(tables)[:6]]
+        joins = [cat.relationships[r].as_dict() for r in self.planner._joins_among(tables)[:MAX_JOINS]]
         return [cat.tables[t].table_id for t in tables], joins
 
     def schema_details(self) -> list[list[Any]] | None:

@@ -11,14 +11,14 @@ import time
 from pathlib import Path
 from typing import NoReturn
 
+from .answer.evaluation import Report, read_jsonl, replay
 from .api import FORMATS, Retriever
-from .catalog import load_catalog
 from .config import Settings
 from .errors import ConfigError, RetrieverError
-from .evaluation import Report, read_jsonl, replay
-from .index import build_index
-from .partial import coverage_lines
-from .planner import Options, switches
+from .index.build import build_index
+from .index.catalog import load_catalog
+from .index.partial import coverage_lines
+from .query.planner import Options, switches
 from .runtime import build_budgets, build_embedders
 
 
@@ -124,7 +124,7 @@ def _query(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def _catalog(args: argparse.Namespace) -> int:
-    from .catalog_import import import_catalog
+    from .index.catalog_import import import_catalog
 
     if args.sample_rows < 0:
         raise ConfigError(f"--sample-rows {args.sample_rows} must be 0 or more")

@@ -7,8 +7,9 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from .errors import ConfigError
-from .fusion import RRF_K
 
+#: The fusion constant: how flat reciprocal rank fusion's 1/(k + rank) curve is (RETRIEVER_RRF_K overrides it).
+RRF_K = 60
 #: Jina models the product may call; anything else is refused before a request is made.
 ALLOWED_DENSE_MODELS = (
     "jina-embeddings-v3",
@@ -18,9 +19,20 @@ ALLOWED_DENSE_MODELS = (
 )
 ALLOWED_MULTI_MODELS = ("jina-colbert-v2",)
 
-#: cache/ beside the package as imported: the repo's cache/ through the top-level retriever link in a
-#: checkout, submission/cache/ when the submission folder runs on its own.
-DEFAULT_CACHE_DIR = Path(__file__).parent.parent / "cache"
+
+
+def _default_cache_dir() -> Path:
+    """The repo's cache/ in a checkout (submission/ beside a pyproject.toml and the retriever link), else
+    cache/ inside the submission folder running on its own. Decided from the package's real location, so
+    it is the same whether the package was imported through the top-level link or through submission/."""
+    submission = Path(__file__).resolve().parent.parent
+    repo = submission.parent
+    if (repo / "pyproject.toml").is_file() and (repo / "retriever" / "__init__.py").is_file():
+        return repo / "cache"
+    return submission / "cache"
+
+
+DEFAULT_CACHE_DIR = _default_cache_dir()
 
 
 @dataclass(frozen=True)

@@ -10,10 +10,11 @@ from dataclasses import replace
 import numpy as np
 
 from .config import Settings
-from .embedding import Embedder, MultiVectorEmbedder
+from .embedders.interface import Embedder, MultiVectorEmbedder
 from .errors import EmbeddingError
-from .index import Index
-from .partial import Budgets
+from .index import registry
+from .index.partial import Budgets
+from .index.store import Index
 
 QueryVectors = dict[str, np.ndarray]
 #: API time one build chunk may take, retries included: it bounds how far a slow API can run a channel past
@@ -30,7 +31,7 @@ def local_embedder(settings: Settings) -> Embedder | None:
     if not settings.local_model:
         return None
     try:
-        from .minilm import MiniLM, find_model_dir
+        from .embedders.minilm import MiniLM, find_model_dir
     except ImportError as e:  # tokenizers missing: run lexical-only rather than fail
         _warn(f"local model unavailable ({e}); running without it")
         return None
@@ -43,7 +44,7 @@ def local_embedder(settings: Settings) -> Embedder | None:
 
 def build_embedders(settings: Settings) -> tuple[dict[str, Embedder], dict[str, MultiVectorEmbedder]]:
     """Channels for a build: the local model if installed; Jina dense + late interaction if a key is set."""
-    from .cache import CachedEmbedder, CachedMultiVector, EmbeddingCache
+    from .embedders.cache import CachedEmbedder, CachedMultiVector, EmbeddingCache
 
     dense: dict[str, Embedder] = {}
     multi: dict[str, MultiVectorEmbedder] = {}
@@ -52,7 +53,7 @@ def build_embedders(settings: Settings) -> tuple[dict[str, Embedder], dict[str, 
     if local is not None:
         dense["local"] = CachedEmbedder(local, cache)
     if settings.jina_api_key:
-        from .jina import JinaEmbedder, JinaMultiVector
+        from .embedders.jina import JinaEmbedder, JinaMultiVector
 
         per_call = min(settings.build_api_budget_s, API_CHUNK_BUDGET_S)  # one call embeds one chunk
         dense["jina"] = CachedEmbedder(JinaEmbedder(settings, budget_s=per_call), cache)
@@ -61,7 +62,7 @@ def build_embedders(settings: Settings) -> tuple[dict[str, Embedder], dict[str, 
 
 
 def build_budgets(settings: Settings) -> Budgets:
-    """Each build channel's time budget: past it, the channel keeps what it has embedded (see partial.py)."""
+    """Each build channel's time budget: past it, the channel keeps what it has embedded (see index/partial.py)."""
     api = settings.build_api_budget_s
     return Budgets({"local": settings.build_local_budget_s, "jina": api, "colbert": api})
 
@@ -72,29 +73,28 @@ def query_embedders(settings: Settings, index: Index, offline: bool = False) -> 
     A channel whose backend fails is skipped for that question with one stderr line; with `offline`, API
     channels answer only from the disk cache (replay).
     """
-    from .cache import CachedEmbedder, CachedMultiVector, EmbeddingCache
+    from .embedders.cache import CachedEmbedder, CachedMultiVector, EmbeddingCache
 
     cache = EmbeddingCache(settings.cache_dir)
     if offline and not settings.jina_api_key:  # replay never sends a request; the client only needs a key set
         settings = replace(settings, jina_api_key="offline-replay")
     dense: dict[str, Embedder] = {}
     multi: dict[str, MultiVectorEmbedder] = {}
-    for ch in index.channels:
-        kind, _, name = ch.partition(":")
-        if kind == "dense" and name == "local":
+    for ch in registry.index_channels(index.channels):
+        if ch.kind == "dense" and ch.name == "local":
             local = local_embedder(settings)
             if local is not None:
-                dense[name] = CachedEmbedder(local, cache)
-        elif kind == "dense" and name == "jina" and (settings.jina_api_key or offline):
-            from .jina import JinaEmbedder
+                dense[ch.name] = CachedEmbedder(local, cache)
+        elif ch.kind == "dense" and ch.name == "jina" and (settings.jina_api_key or offline):
+            from .embedders.jina import JinaEmbedder
 
-            dense[name] = CachedEmbedder(JinaEmbedder(settings, budget_s=settings.query_api_budget_s), cache,
-                                         offline=offline)
-        elif kind == "multi" and (settings.jina_api_key or offline):
-            from .jina import JinaMultiVector
-
-            multi[name] = CachedMultiVector(JinaMultiVector(settings, budget_s=settings.query_api_budget_s), cache,
+            dense[ch.name] = CachedEmbedder(JinaEmbedder(settings, budget_s=settings.query_api_budget_s), cache,
                                             offline=offline)
+        elif ch.kind == "multi" and (settings.jina_api_key or offline):
+            from .embedders.jina import JinaMultiVector
+
+            multi[ch.name] = CachedMultiVector(JinaMultiVector(settings, budget_s=settings.query_api_budget_s),
+                                               cache, offline=offline)
     built_with = index.manifest.get("embedders", {})
     for chans in (dense, multi):
         for name in list(chans):
@@ -107,18 +107,20 @@ def query_embedders(settings: Settings, index: Index, offline: bool = False) -> 
         out: QueryVectors = {}
         t0 = time.monotonic()
         for name, emb in dense.items():
+            ch = registry.dense(name)
             try:
-                out[name] = emb.embed([question], "query")[0]
+                out[str(ch.vector_key)] = emb.embed([question], "query")[0]
             except EmbeddingError as e:
-                _warn(f"channel dense:{name} skipped for this question: {e}")
+                _warn(f"channel {ch.manifest} skipped for this question: {e}")
         for name, memb in multi.items():
+            ch = registry.multi(name)
             if time.monotonic() - t0 > settings.query_api_budget_s:
-                _warn(f"channel multi:{name} skipped: API budget spent")
+                _warn(f"channel {ch.manifest} skipped: API budget spent")
                 continue
             try:
-                out["multi:" + name] = memb.embed_multi([question], "query")[0]
+                out[str(ch.vector_key)] = memb.embed_multi([question], "query")[0]
             except EmbeddingError as e:
-                _warn(f"channel multi:{name} skipped for this question: {e}")
+                _warn(f"channel {ch.manifest} skipped for this question: {e}")
         return out
 
     return embed

@@ -19,8 +19,8 @@ def _diag(msg: str) -> None:
     print(f"search: {msg}", file=sys.stderr, flush=True)
 
 
-def parse_request(line: bytes) -> tuple[str | None, str]:
-    """(query_id, question); query_id None means the line gets no answer, only a diagnostic."""
+def parse_request(line: bytes) -> tuple[str, str]:
+    """(query_id, question); ValueError when the line gets no answer, only a diagnostic."""
     try:
         text = line.decode("utf-8")
     except UnicodeDecodeError:
@@ -90,8 +90,6 @@ def serve(retriever: Retriever, stdin: IO[bytes], stdout: IO[bytes]) -> int:
             qid, question = parse_request(raw)
         except ValueError as e:
             _diag(f"ignored a request line: {e}")
-            continue
-        if qid is None:  # parse_request raises rather than return this; kept for the type checker
             continue
         line = respond(qid, question, retriever)
         try:

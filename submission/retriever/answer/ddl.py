@@ -10,7 +10,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from .catalog import Catalog
+from ..index.catalog import Catalog
 
 _PLAIN = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 #: Words a bare identifier may not be in common SQL dialects; such names are quoted.

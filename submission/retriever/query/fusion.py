@@ -6,8 +6,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
-#: The fusion constant: how flat the 1/(k + rank) curve is (RETRIEVER_RRF_K overrides it).
-RRF_K = 60
+from ..config import RRF_K
+
 #: Ranks past this contribute under 1/(k+depth) and are dropped to keep fusion O(n) on big catalogs.
 DEPTH = 300
 

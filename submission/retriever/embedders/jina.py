@@ -20,9 +20,9 @@ import requests
 import urllib3
 from urllib3.util import Timeout
 
-from .config import ALLOWED_DENSE_MODELS, ALLOWED_MULTI_MODELS, Settings
-from .embedding import Kind, normalize_rows
-from .errors import ConfigError, EmbeddingError
+from ..config import ALLOWED_DENSE_MODELS, ALLOWED_MULTI_MODELS, Settings
+from ..errors import ConfigError, EmbeddingError
+from .interface import Kind, normalize_rows
 
 log = logging.getLogger(__name__)
 
@@ -73,6 +73,10 @@ class _JinaClient:
 
     def close(self) -> None:
         self._session.close()
+
+    def _body(self, chunk: list[str], **extra: object) -> dict[str, object]:
+        """A request body: what both endpoints take, plus the endpoint's own fields."""
+        return {"model": self._model, "input": chunk, "dimensions": self.dim, "embedding_type": "float", **extra}
 
     def _run_batches(self, texts: Sequence[str], call: Callable[[list[str], float], list[_T]]) -> list[_T]:
         """De-duplicate, send in batches under one shared deadline, and map results back to input order."""
@@ -181,14 +185,7 @@ class JinaEmbedder(_JinaClient):
             return np.zeros((0, self.dim), dtype=np.float32)
 
         def call(chunk: list[str], deadline: float) -> list[np.ndarray]:
-            body = {
-                "model": self._model,
-                "input": chunk,
-                "task": task,
-                "dimensions": self.dim,
-                "normalized": True,
-                "embedding_type": "float",
-            }
+            body = self._body(chunk, task=task, normalized=True)
             path = "/v1/embeddings"
             items = self._items(self._post(path, body, deadline), len(chunk), path)
             return list(_checked([d.get("embedding") for d in items], self.dim, path, "embedding"))
@@ -210,13 +207,7 @@ class JinaMultiVector(_JinaClient):
             return []
 
         def call(chunk: list[str], deadline: float) -> list[np.ndarray]:
-            body = {
-                "model": self._model,
-                "input": chunk,
-                "input_type": kind,
-                "dimensions": self.dim,
-                "embedding_type": "float",
-            }
+            body = self._body(chunk, input_type=kind)
             path = "/v1/multi-vector"
             items = self._items(self._post(path, body, deadline), len(chunk), path)
             return [_checked(d.get("embeddings"), self.dim, path, "embeddings") for d in items]

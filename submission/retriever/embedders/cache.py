@@ -24,8 +24,8 @@ from typing import Any
 import diskcache
 import numpy as np
 
-from .embedding import Embedder, Kind, MultiVectorEmbedder
-from .errors import EmbeddingError
+from ..errors import EmbeddingError
+from .interface import Embedder, Kind, MultiVectorEmbedder
 
 log = logging.getLogger(__name__)
 

@@ -15,7 +15,7 @@ from typing import Any, Generic, TypeVar
 
 import numpy as np
 
-from .errors import EmbeddingError
+from ..errors import EmbeddingError
 
 _T = TypeVar("_T")
 

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from .errors import CatalogError
+from ..errors import CatalogError
 
 
 class Column(NamedTuple):
@@ -57,24 +57,6 @@ class Catalog:
     relationships: tuple[Relationship, ...]
     warnings: tuple[str, ...] = ()
     checksum: str = ""
-
-    def to_json(self) -> dict[str, Any]:
-        """The normalised benchmark format; what the index stores and reloads."""
-        return {
-            "tables": [
-                {
-                    "table_id": t.table_id,
-                    "group": t.group,
-                    "name": t.name,
-                    "description": t.description,
-                    "columns": [{"name": c.name, "type": c.type, "description": c.description} for c in t.columns],
-                    "primary_key": list(t.primary_key),
-                    "sample_rows": [dict(r) for r in t.sample_rows],
-                }
-                for t in self.tables
-            ],
-            "relationships": [r.as_dict() for r in self.relationships],
-        }
 
 
 def to_compact(catalog: Catalog) -> dict[str, Any]:

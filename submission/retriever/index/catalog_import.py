@@ -20,8 +20,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
+from ..errors import CatalogError
 from .catalog import parse_catalog
-from .errors import CatalogError
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
 #: Sample values longer than this are cut; a catalog is for retrieval, not for copying data.

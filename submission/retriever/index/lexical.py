@@ -7,6 +7,7 @@ from pathlib import Path
 
 import bm25s
 import numpy as np
+from bm25s.scoring import _select_idf_scorer  # the idf bm25s scores with; no public name for it
 
 
 class LexicalIndex:
@@ -45,12 +46,14 @@ class LexicalIndex:
         return out
 
     def idf(self, terms: Sequence[str]) -> np.ndarray:
-        """Lucene idf from the index's document frequencies; unknown terms get the rarest idf."""
+        """The index's own idf (bm25s' formula for its method, Lucene here) from its document frequencies;
+        unknown terms get the rarest idf."""
+        idf_of = _select_idf_scorer(self.model.method)
         n = float(self.n_docs)
         csc_indptr = self.model.scores["indptr"]
         out = np.empty(len(terms), dtype=np.float32)
         for i, term in enumerate(terms):
             j = self.vocab.get(term)
             df = float(csc_indptr[j + 1] - csc_indptr[j]) if j is not None else 0.0
-            out[i] = np.log(1.0 + (n - df + 0.5) / (df + 0.5))
+            out[i] = idf_of(df, n)
         return out

@@ -9,7 +9,6 @@ from typing import Literal, Protocol
 import numpy as np
 
 Kind = Literal["query", "document"]
-KINDS: tuple[Kind, ...] = ("query", "document")
 
 
 class Embedder(Protocol):

@@ -1,4 +1,9 @@
-"""Per-question evidence from every live channel, as plain arrays over tables and groups."""
+"""The channels stage: per-question evidence from every live channel, as plain arrays over tables and groups.
+
+Lexical channels score with the index's BM25 structures, dense channels by cosine with the stored
+vectors, late-interaction channels by MaxSim over stored token vectors; `Channels.evidence` runs them all
+and fuses their table rankings. Channel names come from index/registry.py.
+"""
 
 from __future__ import annotations
 
@@ -8,8 +13,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..index import registry
+from ..index.quality import preference
+from ..index.store import Index
+from ..index.text import STOPWORDS, stem, tokenize, words
 from .fusion import rrf
-from .text import STOPWORDS, stem, tokenize, words
 
 #: Longest question n-gram looked up among sample values.
 MAX_PHRASE_WORDS = 5
@@ -30,6 +38,33 @@ class Layout:
     #: The same for group (database) names.
     group_name_index: Mapping[str, np.ndarray]
     group_name_len: np.ndarray
+
+    @classmethod
+    def from_index(cls, index: Index) -> Layout:
+        """Derived once per loaded index (at startup), never per question."""
+        col_counts = np.bincount(index.column_table, minlength=len(index.catalog.tables))
+        names, name_len = _stem_index(index.table_stems)
+        group_names, group_name_len = _stem_index(index.group_stems)
+        return cls(
+            n_tables=len(index.catalog.tables),
+            col_start=np.concatenate([[0], np.cumsum(col_counts)]).astype(np.int64),
+            table_group=index.table_group,
+            n_groups=len(index.groups),
+            name_index=names,
+            name_len=name_len,
+            group_name_index=group_names,
+            group_name_len=group_name_len,
+        )
+
+
+def _stem_index(stem_sets: Sequence[Sequence[str]]) -> tuple[dict[str, np.ndarray], np.ndarray]:
+    """Stem -> positions holding it, and the number of stems per position."""
+    index: dict[str, list[int]] = {}
+    for i, stems in enumerate(stem_sets):
+        for s in stems:
+            index.setdefault(s, []).append(i)
+    lengths = np.asarray([len(s) for s in stem_sets], dtype=np.float32)
+    return {k: np.asarray(v, dtype=np.int64) for k, v in index.items()}, lengths
 
 
 @dataclass(frozen=True)
@@ -158,8 +193,9 @@ def gather(
     }
     group_dense: dict[str, np.ndarray] = {}
     for name, (t_s, c_s, g_s) in dense_scores.items():
-        scores[f"dense_tables:{name}"] = t_s
-        scores[f"dense_columns:{name}"] = column_max(c_s, layout)
+        t_key, c_key = registry.dense(name).evidence_keys
+        scores[t_key] = t_s
+        scores[c_key] = column_max(c_s, layout)
         group_dense[name] = g_s
     scores.update(table_channels or {})
     scores = {k: v for k, v in scores.items() if k not in disabled}
@@ -174,9 +210,54 @@ def gather(
     if "values" in disabled:
         val[:] = 0
     first = next(iter(group_dense), None)
-    dense_z = None if first is None else (standardise(scores[f"dense_tables:{first}"]),
-                                          standardise(scores[f"dense_columns:{first}"]),
-                                          standardise(group_dense[first]))
+    dense_z = None
+    if first is not None:
+        t_key, c_key = registry.dense(first).evidence_keys
+        dense_z = (standardise(scores[t_key]), standardise(scores[c_key]), standardise(group_dense[first]))
     return Evidence(terms, idf, tab > 0, val > 0, name_match, phrase_hits, scores, fused,
                     grp.sum(axis=0), sorted(found), group_name_match, entity_terms(question, terms), group_dense,
                     dense_z)
+
+
+class Channels:
+    """The channels of one loaded index: what scores a question against it, given its query vectors."""
+
+    def __init__(self, index: Index) -> None:
+        self.index = index
+        self.layout = Layout.from_index(index)
+        #: Dense channels best first by the build's quality probe: the first live one feeds the features.
+        self.dense_order = preference(index.manifest.get("dense_quality", {}), sorted(index.dense))
+
+    def dense_scores(self, query_vectors: Mapping[str, np.ndarray]) -> dict[str, tuple[np.ndarray, ...]]:
+        """Cosine of the question with every table, column and group document, per dense channel."""
+        out = {}
+        for name in self.dense_order:
+            q = query_vectors.get(str(registry.dense(name).vector_key))
+            if q is not None:
+                mats = self.index.dense[name]
+                qv = np.asarray(q, dtype=mats[0].dtype).reshape(-1)
+                done = self.index.dense_done.get(name, (None, None, None))
+                out[name] = tuple(fill_missing((m @ qv).astype(np.float32), d) for m, d in zip(mats, done, strict=True))
+        return out
+
+    def late_scores(self, query_vectors: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
+        """Late interaction per channel: sum over question tokens of the best-matching token of each table
+        (MaxSim)."""
+        out = {}
+        for name, (vecs, offsets) in self.index.multi.items():
+            q = query_vectors.get(str(registry.multi(name).vector_key))
+            if q is not None:
+                qm = np.asarray(q, dtype=np.float32).reshape(-1, vecs.shape[1])
+                sim = (vecs @ qm.T.astype(vecs.dtype)).astype(np.float32)
+                out[name] = np.maximum.reduceat(sim, offsets[:-1], axis=0).sum(axis=1)
+        return out
+
+    def evidence(self, question: str, query_vectors: Mapping[str, np.ndarray], rrf_k: int,
+                 disabled: frozenset[str] = frozenset()) -> Evidence:
+        """Every live channel's evidence for one question; channels whose switch is in `disabled` are left out."""
+        dense = {k: v for k, v in self.dense_scores(query_vectors).items() if registry.dense(k).switch not in disabled}
+        late = {ch.evidence_keys[0]: v for ch, v in
+                ((registry.multi(k), v) for k, v in self.late_scores(query_vectors).items())
+                if ch.switch not in disabled}
+        return gather(question, self.layout, self.index.lexical, self.index.value_phrases, dense, rrf_k,
+                      disabled=disabled, table_channels=late)

@@ -10,8 +10,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .channels import Evidence
-from .planner import Answer
+from ..index import registry
+from ..query.channels import Evidence
+from ..query.planner import Answer
 
 #: Best question-to-table/column cosine of the local MiniLM channel under which dense evidence counts as
 #: weak. On the demo catalog real questions score 0.48-0.81, unrelated sentences 0.04-0.25.
@@ -42,7 +43,7 @@ class EvidenceSummary:
 
 def confidence(answer: Answer) -> float:
     """The one number callers show as confidence: the probability that the answer covers the question, as the
-    shipped calibration maps the selection's expected coverage and the evidence (see features.py)."""
+    shipped calibration maps the selection's expected coverage and the evidence (see query/features.py)."""
     return float(answer.confidence)
 
 
@@ -73,9 +74,9 @@ def summarize_evidence(ev: Evidence | None) -> EvidenceSummary:
     unmatched = tuple(t for t, h in zip(ev.terms, hit, strict=True) if not h)
     best: dict[str, float] = {}
     for key, scores in ev.scores.items():
-        if key.startswith(("dense_tables:", "dense_columns:")) and scores.size:
-            name = key.split(":", 1)[1]
-            best[name] = max(best.get(name, -1.0), float(scores.max()))
+        ch = registry.from_evidence_key(key)
+        if ch is not None and ch.kind == "dense" and scores.size:
+            best[ch.name] = max(best.get(ch.name, -1.0), float(scores.max()))
     names = bool(ev.name_match.size and ev.name_match.max() > 0) or bool(
         ev.group_name_match.size and ev.group_name_match.max() > 0)
     lexical = bool(matched) or bool(ev.phrases) or names

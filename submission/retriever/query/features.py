@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..index import registry
 from .channels import Evidence
 from .plans import Plan
 
@@ -178,5 +179,5 @@ def confidence_features(ev: Evidence, expected: float, group_top: float) -> np.n
     matched = float(w @ hit_all.max(axis=1)) if w.size and hit_all.size else 0.0
     cov_best = float((w @ hit_all).max()) if w.size and hit_all.size else 0.0
     name = dense_channel(ev)
-    dense = float(ev.scores[f"dense_tables:{name}"].max()) if name is not None and ev.fused.size else 0.0
+    dense = float(ev.scores[registry.dense(name).evidence_keys[0]].max()) if name is not None and ev.fused.size else 0.0
     return np.asarray([1.0, _logit(expected), _logit(group_top), matched, cov_best, dense], dtype=np.float64)

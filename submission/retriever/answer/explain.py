@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from ..index import registry
+from ..query.fusion import ranks
+from ..query.planner import Answer, Planner
 from .assess import EvidenceSummary
-from .fusion import ranks
-from .planner import Answer, Planner
 
 
 def _table_evidence(planner: Planner, answer: Answer, t: int) -> list[str]:
@@ -75,7 +76,7 @@ LEGEND = (
     ("terms / values", "question terms found in the table's schema text / only in its sample values"),
     ("quoted value", "a question phrase equal to one of the table's sample values"),
     ("name match", "share of the table name's words that occur in the question"),
-    ("ranks", "the table's rank in each evidence channel (bm25_* lexical, dense_* embeddings, values)"),
+    ("ranks", f"the table's rank in each evidence channel: {registry.evidence_legend()}"),
     ("plan mass", "on a join: summed probability of the plans inside the answer that need it"),
     ("(unjoined)", "a plan of tables with no catalog relationship between them"),
 )

@@ -1,0 +1,1 @@
+"""What is made of an answer: relevance and confidence, the explanation, DDL, and scoring against labels."""

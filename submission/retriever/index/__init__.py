@@ -1,0 +1,1 @@
+"""Build time: catalog -> documents -> lexical and embedding indexes on disk, and loading them back."""

@@ -1,0 +1,230 @@
+"""Building the index: documents, lexical and embedding channels into a temp dir, then renamed into place."""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import shutil
+import sys
+import time
+from collections.abc import Callable, Mapping
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+import bm25s
+import numpy as np
+
+from .. import __version__
+from ..embedders.interface import Embedder, MultiVectorEmbedder
+from ..errors import EmbeddingError
+from . import registry
+from .catalog import Catalog, to_compact
+from .documents import Documents, build_documents, group_order, named_tables
+from .lexical import LexicalIndex
+from .partial import Budgets, Coverage, Stepped, priority_order, run_within
+from .quality import probe_sample, self_retrieval
+from .store import DETAILS_FILE, FORMAT_VERSION, LEXICAL, bounds, sha256_file
+from .text import tokenize
+
+#: No time budget on any channel (tests and in-process builds; the entry point passes the configured ones).
+UNBOUNDED = Budgets()
+DETAIL_VALUES = 3
+DETAIL_VALUE_CHARS = 40
+def name_stems(catalog: Catalog) -> dict[str, list[list[str]]]:
+    """Stems of table names (with descriptions) and group names, computed once at build, not per startup."""
+    return {
+        "tables": [sorted(set(tokenize(t.name)) | set(tokenize(t.description))) for t in catalog.tables],
+        "groups": [sorted(set(tokenize(g))) for g in group_order(catalog)],
+    }
+
+
+def build_index(
+    catalog: Catalog,
+    index_dir: Path,
+    dense: Mapping[str, Embedder] | None = None,
+    multi: Mapping[str, MultiVectorEmbedder] | None = None,
+    log: Callable[[str], None] = lambda m: print(m, file=sys.stderr, flush=True),
+    budgets: Budgets = UNBOUNDED,
+) -> dict[str, Any]:
+    """Write the whole index to a sibling temp dir, then swap it into place.
+
+    Each embedding channel gets its time budget from `budgets`. A dense channel cut in its columns is kept
+    with a `dense_<name>_done.npy` row mask; one cut in its tables or groups is left out (see
+    partial.WHOLE_PARTS). The manifest's `coverage` says per channel how much was embedded and why.
+    """
+    t0 = time.monotonic()
+    index_dir = Path(index_dir)
+    index_dir.parent.mkdir(parents=True, exist_ok=True)
+    tmp = _new_build_dir(index_dir)
+    try:
+        docs = build_documents(catalog)
+        log(f"build: {len(catalog.tables)} tables, {len(docs.column_tokens)} columns, "
+            f"{len(docs.group_tokens)} groups, {len(catalog.relationships)} relationships")
+        _write_json(tmp / "catalog.json", to_compact(catalog))
+        _write_json(tmp / "name_stems.json", name_stems(catalog))
+        _write_lexical(tmp, docs)
+        np.save(tmp / "column_table.npy", np.asarray(docs.column_table, dtype=np.int32))
+        _write_json(tmp / "value_phrases.json", docs.value_phrases)
+        np.save(tmp / "named_tables.npy", named_tables(catalog))
+        _write_json(tmp / DETAILS_FILE, schema_details(catalog))
+        log(f"build: lexical indexes written ({time.monotonic() - t0:.1f}s)")
+        channels = [c.manifest for c in registry.LEXICAL if c.manifest is not None]
+        quality: dict[str, float] = {}
+        covs = (_write_dense(tmp, docs, dense or {}, budgets, log, quality)
+                + _write_multi(tmp, docs, multi or {}, budgets, log))
+        channels += [c.channel for c in covs if c.usable]
+        manifest = {
+            "format": FORMAT_VERSION,
+            "retriever_version": __version__,
+            "bm25s_version": bm25s.__version__,
+            "numpy_version": np.__version__,
+            "catalog_sha256": catalog.checksum,
+            "counts": {"tables": len(catalog.tables), "columns": len(docs.column_tokens),
+                       "groups": len(docs.group_tokens), "relationships": len(catalog.relationships),
+                       "warnings": len(catalog.warnings)},
+            "channels": channels,
+            "dense_quality": quality,
+            "coverage": {c.channel: c.as_json() for c in covs},
+            "embedders": {**{n: e.name for n, e in (dense or {}).items()},
+                          **{n: e.name for n, e in (multi or {}).items()}},
+            "files": _file_digests(tmp),
+            "build_seconds": round(time.monotonic() - t0, 2),
+        }
+        _write_json(tmp / "manifest.json", manifest)
+        _swap_into_place(tmp, index_dir)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    return manifest
+
+
+def _new_build_dir(index_dir: Path) -> Path:
+    """A fresh sibling dir with the umask's mode (mkdtemp's 0700 would hide the index from other users)."""
+    while True:
+        tmp = index_dir.parent / f".{index_dir.name}.building-{os.getpid()}-{secrets.token_hex(4)}"
+        try:
+            tmp.mkdir(mode=0o777)
+            return tmp
+        except FileExistsError:
+            continue
+
+
+def schema_details(catalog: Catalog) -> list[list[Any]]:
+    """Per table: column types, column descriptions and a few short sample values per column.
+
+    Kept out of the compact catalog, which every startup loads; only prompt output (DDL) reads it.
+    """
+    out = []
+    for t in catalog.tables:
+        samples: list[list[str]] = [[] for _ in t.columns]
+        for row in t.sample_rows:
+            for i, c in enumerate(t.columns):
+                v = row.get(c.name)
+                text = "" if v is None or isinstance(v, (dict, list)) else str(v)[:DETAIL_VALUE_CHARS]
+                if text and text not in samples[i] and len(samples[i]) < DETAIL_VALUES:
+                    samples[i].append(text)
+        out.append([[c.type for c in t.columns], [c.description for c in t.columns], samples])
+    return out
+
+
+def _write_dense(tmp: Path, docs: Documents, dense: Mapping[str, Embedder], budgets: Budgets,
+                 log: Callable[[str], None], quality: dict[str, float]) -> list[Coverage]:
+    """Each dense channel's vectors (as far as its budget goes) and, into `quality`, its probe score."""
+    texts = docs.table_texts + docs.column_texts + docs.group_texts
+    order = priority_order(len(docs.table_texts), docs.column_table, len(docs.group_texts))
+    sizes = {"tables": len(docs.table_texts), "columns": len(docs.column_texts), "groups": len(docs.group_texts)}
+    out = []
+    for name, emb in dense.items():
+        log(f"build: embedding {len(texts)} texts with {emb.name}")
+        channel = str(registry.dense(name).manifest)
+        step: Stepped[np.ndarray] = run_within(channel, texts, order, partial(emb.embed, kind="document"),
+                                               budgets.seconds.get(name), budgets, log)
+        done = step.done
+        cov = Coverage(channel, _parts(done, sizes), step.seconds, step.reason)
+        out.append(cov)
+        _log_coverage(cov, emb, log)
+        if not cov.usable:
+            continue
+        # Only embedded rows are stored (a 9%-embedded 100k catalog would otherwise carry 460 MB of zeros).
+        for part, (lo, hi) in zip(sizes, bounds(sizes), strict=True):
+            got = [r for r in step.rows[lo:hi] if r is not None]
+            vecs = np.stack(got) if got else np.zeros((0, emb.dim))
+            np.save(tmp / f"dense_{name}_{part}.npy", vecs.astype(np.float16))
+        if cov.status == "partial":
+            np.save(tmp / f"dense_{name}_done.npy", done)
+        tables = np.stack([r for r in step.rows[:sizes["tables"]] if r is not None])  # usable: all of them
+        probe = probe_sample(sizes["tables"])
+        try:  # an unmeasured channel ranks last among the dense channels, it is not dropped
+            asked = emb.embed([docs.table_labels[i] for i in probe], "query")
+            quality[name] = round(self_retrieval(asked, tables, probe), 4)
+        except EmbeddingError as e:
+            log(f"build: channel {channel} not probed: {e}")
+    return out
+
+
+def _write_multi(tmp: Path, docs: Documents, multi: Mapping[str, MultiVectorEmbedder], budgets: Budgets,
+                 log: Callable[[str], None]) -> list[Coverage]:
+    texts = docs.table_texts
+    out = []
+    for name, memb in multi.items():
+        channel = str(registry.multi(name).manifest)
+        step = run_within(channel, texts, np.arange(len(texts)), partial(memb.embed_multi, kind="document"),
+                          budgets.seconds.get(name), budgets, log)
+        done = step.done
+        cov = Coverage(channel, _parts(done, {"tables": len(texts)}), step.seconds, step.reason)
+        out.append(cov)
+        _log_coverage(cov, memb, log)
+        if not cov.usable:  # only tables here: a partial late-interaction channel is never kept
+            continue
+        blank = np.zeros((1, memb.dim), dtype=np.float32)  # a table with no tokens scores 0
+        mats = [m if m is not None and m.shape[0] else blank for m in step.rows]
+        offsets = np.cumsum([0] + [m.shape[0] for m in mats]).astype(np.int64)
+        np.save(tmp / f"multi_{name}_vectors.npy", np.concatenate(mats).astype(np.float16))
+        np.save(tmp / f"multi_{name}_offsets.npy", offsets)
+    return out
+
+
+def _parts(done: np.ndarray, sizes: Mapping[str, int]) -> dict[str, tuple[int, int]]:
+    return {p: (int(done[lo:hi].sum()), n) for (p, n), (lo, hi) in zip(sizes.items(), bounds(sizes), strict=True)}
+
+
+def _log_coverage(cov: Coverage, emb: Embedder | MultiVectorEmbedder, log: Callable[[str], None]) -> None:
+    if cov.status == "absent":
+        log(f"build: channel {cov.channel} left out: {cov.reason}")
+    else:
+        log(f"build: {cov.describe()}; cache hits {getattr(emb, 'hits', 0)}, misses {getattr(emb, 'misses', 0)}")
+
+
+def _write_lexical(tmp: Path, docs: Documents) -> None:
+    for name, toks in zip(LEXICAL, (docs.table_tokens, docs.column_tokens, docs.group_tokens, docs.value_tokens),
+                          strict=True):
+        LexicalIndex.build(toks).save(tmp / f"bm25_{name}")
+
+
+def _write_json(path: Path, obj: Any) -> None:
+    path.write_text(json.dumps(obj, ensure_ascii=False, separators=(",", ":")), encoding="utf-8")
+
+
+def _file_digests(root: Path) -> dict[str, dict[str, Any]]:
+    out = {}
+    for p in sorted(root.rglob("*")):
+        if p.is_file():
+            out[p.relative_to(root).as_posix()] = {"bytes": p.stat().st_size, "sha256": sha256_file(p)}
+    return out
+
+
+def _swap_into_place(tmp: Path, index_dir: Path) -> None:
+    """Rename is atomic; an old index is moved aside first and removed after the swap."""
+    old = None
+    if index_dir.exists():
+        old = index_dir.with_name(f".{index_dir.name}.old-{os.getpid()}")
+        os.replace(index_dir, old)
+    os.replace(tmp, index_dir)
+    if old is not None:
+        shutil.rmtree(old, ignore_errors=True)
+    for stale in index_dir.parent.glob(f".{index_dir.name}.building-*"):
+        shutil.rmtree(stale, ignore_errors=True)
+
+

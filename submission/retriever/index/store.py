@@ -1,0 +1,207 @@
+"""The index on disk: its format, and loading it read-only with the manifest checked first."""
+
+from __future__ import annotations
+
+import gc
+import hashlib
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import networkx as nx
+import numpy as np
+
+from ..errors import BadIndexError
+from . import registry
+from .catalog import Catalog, from_compact
+from .documents import group_order
+from .lexical import LexicalIndex
+
+FORMAT_VERSION = 8
+#: Column types, descriptions and sample values for prompt output; read on demand, not at startup.
+DETAILS_FILE = "schema_details.json"
+LEXICAL = ("tables", "columns", "groups", "values")
+
+
+@dataclass
+class Index:
+    """Everything a query needs, loaded once at startup."""
+
+    catalog: Catalog
+    manifest: dict[str, Any]
+    lexical: dict[str, LexicalIndex]
+    column_table: np.ndarray
+    table_group: np.ndarray
+    groups: list[str]
+    value_phrases: dict[str, list[int]]
+    graph: nx.MultiGraph
+    #: Stems of each table's name and description, and of each group's name (for name-match features).
+    table_stems: list[list[str]]
+    group_stems: list[list[str]]
+    #: channel name -> (table, column, group vectors), rows L2-normalised.
+    dense: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]] = field(default_factory=dict)
+    #: channel name -> (token vectors, per-table offsets) for late interaction.
+    multi: dict[str, tuple[np.ndarray, np.ndarray]] = field(default_factory=dict)
+    #: Tables with a name or title column: table shape the planner needs, derived once at build.
+    named: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.bool_))
+    #: Partial dense channels only: which (table, column, group) rows the build embedded; their vectors above
+    #: hold those rows only.
+    dense_done: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]] = field(default_factory=dict)
+
+    @property
+    def channels(self) -> list[str]:
+        return list(self.manifest.get("channels", []))
+
+
+def relationship_graph(catalog: Catalog) -> nx.MultiGraph:
+    """Tables as nodes (by position), one edge per relationship carrying its catalog index."""
+    pos = {t.table_id: i for i, t in enumerate(catalog.tables)}
+    g: nx.MultiGraph = nx.MultiGraph()
+    g.add_nodes_from(range(len(catalog.tables)))
+    # Explicit edge keys: networkx's own key search costs more than the rest of startup at 100k tables.
+    g.add_edges_from((pos[r.left_table], pos[r.right_table], ri, {"rel": ri})
+                     for ri, r in enumerate(catalog.relationships) if r.left_table != r.right_table)
+    return g
+
+
+def load_schema_details(index_dir: Path, n_tables: int) -> list[list[Any]] | None:
+    """What :func:`schema_details` wrote, or None for an index built before it existed."""
+    path = Path(index_dir) / DETAILS_FILE
+    if not path.is_file():
+        return None
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as e:
+        raise BadIndexError(f"index file {str(path)!r} is unreadable ({e}); rebuild the index") from None
+    if not isinstance(data, list) or len(data) != n_tables:
+        raise BadIndexError(f"index file {str(path)!r} does not match the catalog; rebuild the index")
+    return data
+
+
+def bounds(sizes: Mapping[str, int]) -> list[tuple[int, int]]:
+    """(start, end) of each part in the concatenated [tables, columns, groups] rows."""
+    ends = np.cumsum(list(sizes.values())).tolist()
+    return list(zip([0, *ends[:-1]], ends, strict=True))
+
+
+def sha256_file(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def read_manifest(index_dir: Path, verify_digests: bool = True) -> dict[str, Any]:
+    path = Path(index_dir) / "manifest.json"
+    if not Path(index_dir).is_dir():
+        raise BadIndexError(f"index dir {str(index_dir)!r} does not exist; run build.sh first")
+    try:
+        manifest = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as e:
+        raise BadIndexError(f"index manifest {str(path)!r} is missing or unreadable ({e})") from None
+    if not isinstance(manifest, dict) or manifest.get("format") != FORMAT_VERSION:
+        got = manifest.get("format") if isinstance(manifest, dict) else None
+        raise BadIndexError(f"index in {str(index_dir)!r} has format {got!r}, this retriever reads "
+                            f"{FORMAT_VERSION}; rebuild it")
+    files = manifest.get("files")
+    if not isinstance(files, dict) or not all(isinstance(v, dict) for v in files.values()):
+        raise BadIndexError(f"index manifest {str(path)!r} has no file list; rebuild it")
+    # Every file the loader may read is covered, and no listed path leads outside the index dir.
+    present = {p.relative_to(index_dir).as_posix() for p in Path(index_dir).rglob("*")
+               if p.is_file() and not p.name.startswith(".")} - {"manifest.json"}
+    if set(files) != present:
+        odd = sorted(set(files) ^ present)[:3]
+        raise BadIndexError(f"index manifest {str(path)!r} does not list exactly the index files "
+                            f"(differs on {odd}); rebuild it")
+    for rel, meta in files.items():
+        p = Path(index_dir) / rel
+        if not p.is_file() or p.stat().st_size != meta.get("bytes"):
+            raise BadIndexError(f"index file {rel!r} is missing or has the wrong size; rebuild the index")
+        if verify_digests and sha256_file(p) != meta.get("sha256"):
+            raise BadIndexError(f"index file {rel!r} does not match its checksum; rebuild the index")
+    return manifest
+
+
+#: Above this many bytes as float32 a vector matrix stays float16 in memory (slower products, half the RAM).
+FLOAT32_LIMIT_BYTES = 1 << 30
+
+
+def _for_blas(m: np.ndarray) -> np.ndarray:
+    """float16 on disk halves the index; float32 in memory lets BLAS do the products (about 10x faster)."""
+    return m.astype(np.float32) if m.dtype == np.float16 and m.size * 4 <= FLOAT32_LIMIT_BYTES else m
+
+
+def load_index(index_dir: Path) -> Index:
+    """Load and validate; every failure is one BadIndexError naming the problem."""
+    # Startup allocates millions of small objects that all live on: cyclic GC passes over them would cost
+    # more than the load itself at 100k tables (1.5 s of 4), and there is nothing for them to free.
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        return _load_index(Path(index_dir))
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
+def _load_index(index_dir: Path) -> Index:
+    manifest = read_manifest(index_dir)
+    try:
+        catalog = from_compact(json.loads((index_dir / "catalog.json").read_text(encoding="utf-8")),
+                               checksum=manifest.get("catalog_sha256", ""))
+        stems = json.loads((index_dir / "name_stems.json").read_text(encoding="utf-8"))
+        table_stems, group_stems = stems["tables"], stems["groups"]
+        counts = manifest["counts"]
+        n_docs = {"tables": counts["tables"], "columns": counts["columns"], "groups": counts["groups"],
+                  "values": counts["tables"]}
+        lexical = {n: LexicalIndex.load(index_dir / f"bm25_{n}", n_docs[n]) for n in LEXICAL}
+        column_table = np.load(index_dir / "column_table.npy", allow_pickle=False)
+        value_phrases = json.loads((index_dir / "value_phrases.json").read_text(encoding="utf-8"))
+        named = np.load(index_dir / "named_tables.npy", allow_pickle=False)
+        dense, dense_done, multi = {}, {}, {}
+        for ch in map(registry.from_manifest, manifest["channels"]):
+            name = ch.name
+            if ch.kind == "dense":
+                t, c, g = (_for_blas(np.load(index_dir / f"dense_{name}_{part}.npy", allow_pickle=False))
+                           for part in ("tables", "columns", "groups"))
+                dense[name] = (t, c, g)
+                done = _done_mask(index_dir, manifest, f"dense_{name}_done.npy")
+                if done is not None:
+                    dense_done[name] = _split_done(str(ch.manifest), done, counts, (t, c, g))
+            elif ch.kind == "multi":
+                multi[name] = (_for_blas(np.load(index_dir / f"multi_{name}_vectors.npy", allow_pickle=False)),
+                               np.load(index_dir / f"multi_{name}_offsets.npy", allow_pickle=False))
+    except (OSError, ValueError, KeyError, TypeError) as e:
+        raise BadIndexError(f"index in {str(index_dir)!r} is corrupt ({type(e).__name__}: {e}); rebuild it") from None
+    groups = group_order(catalog)
+    gpos = {g: i for i, g in enumerate(groups)}
+    table_group = np.asarray([gpos[t.group] for t in catalog.tables], dtype=np.int32)
+    if len(column_table) != counts["columns"] or len(groups) != counts["groups"]:
+        raise BadIndexError(f"index in {str(index_dir)!r} disagrees with its manifest counts; rebuild it")
+    if len(table_stems) != len(catalog.tables) or len(group_stems) != len(groups) or len(named) != len(table_stems):
+        raise BadIndexError(f"index in {str(index_dir)!r} has name stems that do not match its catalog; rebuild it")
+    return Index(catalog, manifest, lexical, column_table, table_group, groups, value_phrases,
+                 relationship_graph(catalog), table_stems, group_stems, dense, multi, named, dense_done)
+
+
+def _split_done(ch: str, done: np.ndarray, counts: Mapping[str, int],
+                vecs: tuple[np.ndarray, ...]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """A partial dense channel's mask per part, checked against the rows its vectors hold."""
+    sizes = {p: counts[p] for p in ("tables", "columns", "groups")}
+    dt, dc, dg = (done[lo:hi] for lo, hi in bounds(sizes))
+    if done.size != sum(sizes.values()) or [int(d.sum()) for d in (dt, dc, dg)] != [len(v) for v in vecs]:
+        raise ValueError(f"{ch} mask does not match its vectors or the catalog")
+    return dt, dc, dg
+
+
+def _done_mask(index_dir: Path, manifest: Mapping[str, Any], rel: str) -> np.ndarray | None:
+    """A partial channel's row mask (None for a complete channel: it has no mask file)."""
+    if rel not in manifest["files"]:
+        return None
+    done = np.load(index_dir / rel, allow_pickle=False)
+    if done.dtype != np.bool_ or done.ndim != 1:
+        raise ValueError(f"{rel} is not a boolean row mask")
+    return done

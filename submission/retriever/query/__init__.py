@@ -1,0 +1,1 @@
+"""Search time: question -> channel evidence -> fusion -> group and plan models -> budgeted selection."""

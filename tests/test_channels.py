@@ -1,0 +1,147 @@
+"""The channels stage on the 3-table catalog: every channel's scores and the fused ranking, by hand.
+
+The fake dense model maps each document text to a fixed 2-d vector and the fake late-interaction model
+each table text to fixed token vectors (values exact in float16), so cosines and MaxSim sums are plain
+arithmetic.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import pytest
+from three_tables import three_tables
+
+from retriever.embedders.interface import Kind
+from retriever.index.build import build_index
+from retriever.index.store import load_index
+from retriever.query.channels import (
+    Channels,
+    Layout,
+    column_max,
+    entity_terms,
+    fill_missing,
+    match_phrases,
+)
+
+DENSE = {
+    "customer: id, name": [1.0, 0.0],
+    "orders: id, customer id, amount": [0.5, 0.5],
+    "animal: id, species": [0.0, 1.0],
+    "name of customer (e.g. Ada Lovelace)": [1.0, 0.0],
+    "species of animal (e.g. Red Panda)": [0.0, 1.0],
+    "shop: customer, orders": [0.75, 0.25],
+    "zoo: animal": [0.0, 1.0],
+}
+OTHER = [0.25, 0.25]  # every other text (the remaining columns, the probe's table names)
+TOKENS = {
+    "customer: id, name": [[1.0, 0.0], [0.0, 1.0]],
+    "orders: id, customer id, amount": [[0.5, 0.5]],
+    "animal: id, species": [[0.0, 1.0]],
+}
+
+
+class FakeDense:
+    name, dim = "fake-dense", 2
+
+    def embed(self, texts: Sequence[str], kind: Kind) -> np.ndarray:
+        return np.asarray([DENSE.get(t, OTHER) for t in texts], dtype=np.float32).reshape(-1, 2)
+
+
+class FakeTokens:
+    name, dim = "fake-tokens", 2
+
+    def embed_multi(self, texts: Sequence[str], kind: Kind) -> list[np.ndarray]:
+        return [np.asarray(TOKENS[t], dtype=np.float32) for t in texts]
+
+
+@pytest.fixture(scope="module")
+def channels(tmp_path_factory: pytest.TempPathFactory) -> Channels:
+    index_dir = tmp_path_factory.mktemp("three") / "index"
+    build_index(three_tables(), index_dir, dense={"fake": FakeDense()}, multi={"tok": FakeTokens()},
+                log=lambda _m: None)
+    return Channels(load_index(index_dir))
+
+
+QV = {"fake": np.asarray([1.0, 0.0]), "multi:tok": np.asarray([[1.0, 0.0], [0.5, 0.5]])}
+QUESTION = "Which customer ordered the Red Panda?"
+
+
+def test_layout_is_derived_once_from_the_index(channels: Channels) -> None:
+    lay = channels.layout
+    assert lay.n_tables == 3 and lay.n_groups == 2
+    assert lay.col_start.tolist() == [0, 2, 5, 7]
+    assert lay.table_group.tolist() == [0, 0, 1]
+    assert {k: v.tolist() for k, v in lay.name_index.items()} == {"custom": [0], "order": [1], "anim": [2]}
+    assert lay.name_len.tolist() == [1.0, 1.0, 1.0]
+    assert {k: v.tolist() for k, v in lay.group_name_index.items()} == {"shop": [0], "zoo": [1]}
+
+
+def test_dense_scores_are_cosines_with_tables_columns_and_groups(channels: Channels) -> None:
+    t, c, g = channels.dense_scores(QV)["fake"]
+    assert t.tolist() == [1.0, 0.5, 0.0]
+    assert c.tolist() == [0.25, 1.0, 0.25, 0.25, 0.25, 0.25, 0.0]
+    assert g.tolist() == [0.75, 0.0]
+    assert channels.dense_scores({}) == {}  # no vector for the channel: no scores
+
+
+def test_late_scores_are_maxsim_sums(channels: Channels) -> None:
+    # customer: max(1, 0) + max(.5, .5) = 1.5; orders: .5 + .5; animal: 0 + .5
+    assert channels.late_scores(QV)["tok"].tolist() == [1.5, 1.0, 0.5]
+
+
+def test_evidence_holds_every_channel_under_its_registry_key(channels: Channels) -> None:
+    ev = channels.evidence(QUESTION, QV, rrf_k=60)
+    assert ev.terms == ["custom", "order", "red", "panda"]
+    assert sorted(ev.scores) == ["bm25_columns", "bm25_tables", "dense_columns:fake", "dense_tables:fake",
+                                 "late:tok", "values"]
+    assert ev.scores["dense_tables:fake"].tolist() == [1.0, 0.5, 0.0]
+    assert ev.scores["dense_columns:fake"].tolist() == [1.0, 0.25, 0.25]  # best column per table
+    assert ev.scores["late:tok"].tolist() == [1.5, 1.0, 0.5]
+    assert ev.schema_hit.tolist() == [[True, True, False], [False, True, False], [False] * 3, [False] * 3]
+    assert ev.value_hit.tolist() == [[False] * 3, [False] * 3, [False, False, True], [False, False, True]]
+    assert ev.name_match.tolist() == [1.0, 1.0, 0.0]
+    assert ev.group_name_match.tolist() == [0.0, 0.0]
+    assert ev.phrases == ["red panda"] and ev.phrase_hits.tolist() == [0.0, 0.0, 1.0]
+    assert ev.entity.tolist() == [False, False, True, True]
+    assert list(ev.group_dense) == ["fake"] and ev.group_dense["fake"].tolist() == [0.75, 0.0]
+    assert ev.dense_z is not None
+    np.testing.assert_allclose(ev.dense_z[0], [1.2247449, 0.0, -1.2247449], rtol=1e-6)
+
+
+def test_fused_ranks_by_hand_and_switches_by_registry_name(channels: Channels) -> None:
+    off = frozenset({"bm25_columns", "values", "phrases"})
+    ev = channels.evidence(QUESTION, QV, rrf_k=60, disabled=off)
+    assert sorted(ev.scores) == ["bm25_tables", "dense_columns:fake", "dense_tables:fake", "late:tok"]
+    # Ranks: bm25_tables orders 1, customer 2 (animal unscored); dense tables customer 1, orders 2 (animal's
+    # 0 is no rank); dense columns customer 1, then the 0.25 tie by position: orders 2, animal 3; late 1, 2, 3.
+    want = [1 / 62 + 3 / 61, 1 / 61 + 3 / 62, 2 / 63]
+    np.testing.assert_allclose(ev.fused, want, rtol=1e-6)
+    flat = channels.evidence(QUESTION, QV, rrf_k=1, disabled=off)
+    np.testing.assert_allclose(flat.fused, [1 / 3 + 3 / 2, 1 / 2 + 3 / 3, 2 / 4], rtol=1e-6)
+    # The whole dense channel and the late one go by their switches.
+    ev = channels.evidence(QUESTION, QV, rrf_k=60, disabled=off | {"dense:fake", "late:tok"})
+    assert sorted(ev.scores) == ["bm25_tables"] and ev.dense_z is None and ev.group_dense == {}
+
+
+def test_column_max_per_table_and_zero_for_tables_without_columns() -> None:
+    lay = Layout(3, np.asarray([0, 2, 2, 3]), np.zeros(3, dtype=np.int64), 1, {}, np.ones(3), {}, np.ones(1))
+    assert column_max(np.asarray([0.1, 0.4, 0.3], dtype=np.float32), lay).tolist() == pytest.approx([0.4, 0.0, 0.3])
+
+
+def test_fill_missing_puts_unreached_rows_at_the_median() -> None:
+    got = fill_missing(np.asarray([0.5, 0.1], dtype=np.float32), np.asarray([True, False, True]))
+    assert got.tolist() == pytest.approx([0.5, 0.3, 0.1])
+    same = np.asarray([0.2], dtype=np.float32)
+    assert fill_missing(same, None) is same
+
+
+def test_phrases_are_longest_first_and_skip_short_single_words() -> None:
+    phrases = {"red panda": [2], "red": [0], "of": [1], "panda": [2]}
+    assert match_phrases("a red panda of note", phrases) == {"red panda": [2], "red": [0], "panda": [2]}
+
+
+def test_entity_terms_come_from_quotes_and_capitals_after_the_first_word() -> None:
+    assert entity_terms('Which "ada" owns Red things', ["ada", "own", "red", "thing"]).tolist() == [
+        True, False, True, False]

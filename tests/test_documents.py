@@ -1,0 +1,59 @@
+"""Documents of the 3-table catalog, written out by hand: what BM25 and the embedders are given."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from three_tables import three_tables
+
+from retriever.index.documents import build_documents, column_text, group_order, named_tables, table_text
+
+
+def test_table_documents_weigh_the_name_twice_then_the_columns() -> None:
+    docs = build_documents(three_tables())
+    assert docs.table_tokens == [
+        ["custom", "custom", "id", "name"],
+        ["order", "order", "id", "custom", "id", "amount"],
+        ["anim", "anim", "id", "speci"],
+    ]
+    assert docs.table_texts == ["customer: id, name", "orders: id, customer id, amount", "animal: id, species"]
+    assert docs.table_labels == ["customer", "orders", "animal"]
+
+
+def test_column_documents_carry_their_table_name_and_sample_values() -> None:
+    docs = build_documents(three_tables())
+    assert docs.column_table == [0, 0, 1, 1, 1, 2, 2]
+    assert docs.column_tokens[1] == ["custom", "name", "name", "ada", "lovelac"]
+    assert docs.column_tokens[3] == ["order", "custom", "id", "custom", "id", "1"]
+    # Sample values are shown for text columns only: a number says nothing a question would quote.
+    assert docs.column_texts[0] == "id of customer"
+    assert docs.column_texts[1] == "name of customer (e.g. Ada Lovelace)"
+    assert docs.column_texts[6] == "species of animal (e.g. Red Panda)"
+
+
+def test_group_documents_are_the_group_name_and_its_tables() -> None:
+    cat = three_tables()
+    docs = build_documents(cat)
+    assert group_order(cat) == ["shop", "zoo"]
+    assert docs.group_tokens == [
+        ["shop", "custom", "custom", "id", "name", "order", "order", "id", "custom", "id", "amount"],
+        ["zoo", "anim", "anim", "id", "speci"],
+    ]
+    assert docs.group_texts == ["shop: customer, orders", "zoo: animal"]
+
+
+def test_values_and_phrases_leave_out_bare_numbers() -> None:
+    docs = build_documents(three_tables())
+    assert docs.value_tokens == [["1", "ada", "lovelac"], ["7", "1", "30"], ["1", "red", "panda"]]
+    assert docs.value_phrases == {"ada lovelace": [0], "red panda": [2]}
+
+
+def test_named_tables_have_a_name_or_title_column() -> None:
+    assert named_tables(three_tables()).tolist() == [True, False, False]
+
+
+def test_texts_prefer_a_description_that_says_more_than_the_name() -> None:
+    t = three_tables().tables[0]
+    described = replace(t, description="people who buy")
+    assert table_text(described) == "people who buy: id, name"
+    assert column_text(described, t.columns[0]) == "id of people who buy"
