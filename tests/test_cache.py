@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sqlite3
+import threading
 from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -156,6 +157,43 @@ def test_failing_writes_switch_to_memory(tmp_path: Path, monkeypatch: pytest.Mon
         cache.put("m", "query", DIM, "t", np.ones(DIM))
         assert not cache.persistent
         assert cache.get("m", "query", DIM, "t") is not None
+
+
+def test_write_behind_serves_at_once_and_persists_by_close(tmp_path: Path,
+                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    release = threading.Event()
+    real_set = diskcache.Cache.set
+
+    def slow(self: diskcache.Cache, *args: Any, **kwargs: Any) -> Any:
+        release.wait(10)  # the disk write is held until the caller has read its entry back
+        return real_set(self, *args, **kwargs)
+
+    monkeypatch.setattr(diskcache.Cache, "set", slow)
+    v = np.arange(DIM, dtype=np.float32)
+    cache = EmbeddingCache(tmp_path / "c", write_behind=True)
+    cache.put("m", "query", DIM, "t", v)
+    got = cache.get("m", "query", DIM, "t")
+    assert got is not None and np.array_equal(got, v)
+    with EmbeddingCache(tmp_path / "c") as other:
+        assert other.get("m", "query", DIM, "t") is None  # not on disk yet
+    release.set()
+    cache.close()  # drains the pending write
+    with EmbeddingCache(tmp_path / "c") as other:
+        got = other.get("m", "query", DIM, "t")
+        assert got is not None and np.array_equal(got, v)
+
+
+def test_write_behind_failing_disk_keeps_entries_in_memory(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    def full(*args: Any, **kwargs: Any) -> None:
+        raise sqlite3.OperationalError("database or disk is full")
+
+    monkeypatch.setattr(diskcache.Cache, "set", full)
+    cache = EmbeddingCache(tmp_path / "c", write_behind=True)
+    for i in range(3):
+        cache.put("m", "query", DIM, f"t{i}", np.ones(DIM))
+    cache.close()
+    assert not cache.persistent
+    assert all(cache.get("m", "query", DIM, f"t{i}") is not None for i in range(3))
 
 
 def test_dedup_and_counters(tmp_path: Path) -> None:

@@ -75,7 +75,7 @@ def query_embedders(settings: Settings, index: Index, offline: bool = False) -> 
     """
     from .embedders.cache import CachedEmbedder, CachedMultiVector, EmbeddingCache
 
-    cache = EmbeddingCache(settings.cache_dir)
+    cache = EmbeddingCache(settings.cache_dir, write_behind=True)  # answer first, persist meanwhile
     if offline and not settings.jina_api_key:  # replay never sends a request; the client only needs a key set
         settings = replace(settings, jina_api_key="offline-replay")
     dense: dict[str, Embedder] = {}

@@ -7,14 +7,17 @@ float32 bytes behind a small header (never pickles), and anything unreadable is 
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import hashlib
 import json
 import logging
 import math
 import os
+import queue
 import sqlite3
 import struct
+import threading
 import unicodedata
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -87,12 +90,20 @@ class _BytesDisk(diskcache.Disk):
 
 
 class EmbeddingCache:
-    """Vectors keyed by cache_key(); `.persistent` is False when only the in-memory dict is in use."""
+    """Vectors keyed by cache_key(); `.persistent` is False when only the in-memory dict is in use.
 
-    def __init__(self, directory: Path | None, *, size_limit: int = DEFAULT_SIZE_LIMIT) -> None:
+    With `write_behind` a thread writes new entries to disk while the caller goes on: a serving process
+    answers before its SQLite write (whose WAL checkpoints now and then take tens of ms) and the entry is
+    readable from memory meanwhile. Pending writes are drained at close or interpreter exit.
+    """
+
+    def __init__(self, directory: Path | None, *, size_limit: int = DEFAULT_SIZE_LIMIT,
+                 write_behind: bool = False) -> None:
         self.directory = directory
         self._memory: dict[str, bytes] = {}
         self._disk: diskcache.Cache | None = None
+        self._pending: queue.Queue[tuple[str, bytes] | None] | None = None
+        self._writer: threading.Thread | None = None
         if directory is not None:
             try:
                 directory.mkdir(parents=True, exist_ok=True)
@@ -104,6 +115,11 @@ class EmbeddingCache:
             except (*_DISK_ERRORS, ValueError) as exc:
                 log.warning("embedding cache %s unusable (%s); keeping vectors in memory", directory, exc)
         self.persistent = self._disk is not None
+        if write_behind and self._disk is not None:
+            self._pending = queue.Queue()
+            self._writer = threading.Thread(target=self._drain, name="embedding-cache-writer", daemon=True)
+            self._writer.start()
+            atexit.register(self.close)
 
     def get(self, model: str, kind: str, dim: int, text: str) -> np.ndarray | None:
         return decode_array(self.get_raw(cache_key(model, kind, dim, text)), 1, dim)
@@ -132,16 +148,37 @@ class EmbeddingCache:
 
     def put_raw(self, key: str, data: bytes) -> None:
         """Write bytes; a failing disk (read-only, full) switches this cache to memory for good."""
-        if self._disk is not None and self.persistent:
+        if self._pending is not None and self.persistent:
+            self._memory[key] = data  # readable until the writer has it on disk
+            self._pending.put((key, data))
+        elif not self._write(key, data):
+            self._memory[key] = data
+
+    def _write(self, key: str, data: bytes) -> bool:
+        if self._disk is None or not self.persistent:
+            return False
+        try:
+            self._disk.set(key, data)
+            return True
+        except _DISK_ERRORS as exc:
+            log.warning("embedding cache write failed (%s); keeping new vectors in memory", exc)
+            self.persistent = False
+            return False
+
+    def _drain(self) -> None:
+        assert self._pending is not None
+        while (item := self._pending.get()) is not None:
             try:
-                self._disk.set(key, data)
-                return
-            except _DISK_ERRORS as exc:
-                log.warning("embedding cache write failed (%s); keeping new vectors in memory", exc)
-                self.persistent = False
-        self._memory[key] = data
+                if self._write(*item):
+                    self._memory.pop(item[0], None)
+            except Exception as exc:  # noqa: BLE001 - the entry stays in memory; the writer must live on
+                log.warning("embedding cache writer: %s", exc)
 
     def close(self) -> None:
+        if self._writer is not None and self._pending is not None:
+            self._pending.put(None)
+            self._writer.join()
+            self._writer = None
         if self._disk is not None:
             with contextlib.suppress(*_DISK_ERRORS):
                 self._disk.close()
