@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 
@@ -102,11 +104,36 @@ def test_group_features_by_hand() -> None:
         "fused_max": [0.5, 1.0], "fused_top2": [0.75, 1.0], "fused_rank": [0.5, 1.0],
         "name_max": [1.0, 0.0], "group_name": [0.0, 1.0], "phrase_any": [0.0, 1.0],
         "log_size": [float(np.log(2.0)), 0.0], "cov_table": [0.75, 0.25],
+        "cov_distinct": [0.5, 0.5],  # each term is held by one group: equal weights whatever their idf
     }
     for name, values in want.items():
         assert got[name] == pytest.approx(values), name
     for name in set(GROUP_FEATURES) - set(want):  # the dense features, with no dense channel live
         assert got[name] == [0.0, 0.0], name
+
+
+def _by_name(x: np.ndarray) -> dict[str, np.ndarray]:
+    return dict(zip(GROUP_FEATURES, x.T, strict=True))
+
+
+def test_a_term_every_database_holds_counts_less_for_routing() -> None:
+    # Term 0 is in both groups' schemas, term 1 in group 0 only; equal idf, so cov_all weighs them alike.
+    hit = np.asarray([[True, False, True], [True, False, False]])
+    ev = replace(_hand_evidence(), schema_hit=hit, idf=np.asarray([1.0, 1.0], dtype=np.float32))
+    got = _by_name(group_features(ev, GroupIndex.from_table_group(np.asarray([0, 0, 1]), 2)))
+    assert got["cov_all"].tolist() == pytest.approx([1.0, 0.5])
+    shared, own = np.log1p(2 / 2), np.log1p(2 / 1)
+    assert got["cov_distinct"].tolist() == pytest.approx([1.0, shared / (shared + own)])
+
+
+def test_dense_scores_count_more_when_no_database_explains_the_question() -> None:
+    z = (np.asarray([1.0, -1.0, 0.5], dtype=np.float32), np.zeros(3, dtype=np.float32),
+         np.asarray([2.0, -2.0], dtype=np.float32))
+    ev = replace(_hand_evidence(), dense_z=z, group_dense={"local": np.zeros(2, dtype=np.float32)})
+    got = _by_name(group_features(ev, GroupIndex.from_table_group(np.asarray([0, 0, 1]), 2)))
+    unmatched = 1.0 - 0.75  # the best database explains 0.75 of the question's term weight
+    assert got["dense_group_unmatched"].tolist() == pytest.approx([2.0 * unmatched, -2.0 * unmatched])
+    assert got["dense_table_unmatched"].tolist() == pytest.approx([1.0 * unmatched, 0.5 * unmatched])
 
 
 def test_plan_features_by_hand() -> None:
