@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import NoReturn
 
 from .api import FORMATS, Retriever
+from .backends import engine_writer
 from .catalog import load_catalog
 from .config import Settings
 from .errors import ConfigError, RetrieverError
@@ -97,7 +98,8 @@ def _build(args: argparse.Namespace, settings: Settings) -> int:
     if catalog.warnings:
         print(f"build: {len(catalog.warnings)} catalog warning(s) in all", file=sys.stderr)
     dense, multi = build_embedders(settings)
-    manifest = build_index(catalog, args.index_dir, dense, multi, budgets=build_budgets(settings))
+    manifest = build_index(catalog, args.index_dir, dense, multi, budgets=build_budgets(settings),
+                           engine=engine_writer(settings))
     print(f"build: done in {time.monotonic() - t0:.1f}s -> {args.index_dir} "
           f"(channels: {', '.join(manifest['channels'])})", file=sys.stderr)
     for line in coverage_lines(manifest):

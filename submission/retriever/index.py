@@ -38,6 +38,9 @@ DETAILS_FILE = "schema_details.json"
 DETAIL_VALUES = 3
 DETAIL_VALUE_CHARS = 40
 LEXICAL = ("tables", "columns", "groups", "values")
+#: A search engine's own data folder inside the index (Milvus Lite): the engine writes to it while it serves
+#: (locks, logs), so it is left out of the file digests; the manifest's `backend` names its collections.
+ENGINE_DIR = "engine.db"
 
 
 @dataclass
@@ -96,12 +99,15 @@ def build_index(
     multi: Mapping[str, MultiVectorEmbedder] | None = None,
     log: Callable[[str], None] = lambda m: print(m, file=sys.stderr, flush=True),
     budgets: Budgets = UNBOUNDED,
+    engine: Callable[[Path, Documents, list[str], Callable[[str], None]], dict[str, Any]] | None = None,
 ) -> dict[str, Any]:
     """Write the whole index to a sibling temp dir, then swap it into place.
 
     Each embedding channel gets its time budget from `budgets`. A dense channel cut in its columns is kept
     with a `dense_<name>_done.npy` row mask; one cut in its tables or groups is left out (see
     partial.WHOLE_PARTS). The manifest's `coverage` says per channel how much was embedded and why.
+    `engine` (backends/) copies stage 1 into a search engine once the local files exist; its record goes
+    into the manifest's `backend`, which search follows.
     """
     t0 = time.monotonic()
     index_dir = Path(index_dir)
@@ -124,6 +130,7 @@ def build_index(
         covs = (_write_dense(tmp, docs, dense or {}, budgets, log, quality)
                 + _write_multi(tmp, docs, multi or {}, budgets, log))
         channels += [c.channel for c in covs if c.usable]
+        backend = engine(tmp, docs, channels, log) if engine else {"kind": "in-process"}
         manifest = {
             "format": FORMAT_VERSION,
             "retriever_version": __version__,
@@ -136,6 +143,7 @@ def build_index(
             "channels": channels,
             "dense_quality": quality,
             "coverage": {c.channel: c.as_json() for c in covs},
+            "backend": backend,
             "embedders": {**{n: e.name for n, e in (dense or {}).items()},
                           **{n: e.name for n, e in (multi or {}).items()}},
             "files": _file_digests(tmp),
@@ -277,9 +285,13 @@ def _write_json(path: Path, obj: Any) -> None:
 def _file_digests(root: Path) -> dict[str, dict[str, Any]]:
     out = {}
     for p in sorted(root.rglob("*")):
-        if p.is_file():
+        if p.is_file() and not _engine_owned(root, p):
             out[p.relative_to(root).as_posix()] = {"bytes": p.stat().st_size, "sha256": _sha256(p)}
     return out
+
+
+def _engine_owned(root: Path, p: Path) -> bool:
+    return p.relative_to(root).parts[0] == ENGINE_DIR
 
 
 def _sha256(path: Path) -> str:
@@ -320,7 +332,7 @@ def read_manifest(index_dir: Path, verify_digests: bool = True) -> dict[str, Any
         raise BadIndexError(f"index manifest {str(path)!r} has no file list; rebuild it")
     # Every file the loader may read is covered, and no listed path leads outside the index dir.
     present = {p.relative_to(index_dir).as_posix() for p in Path(index_dir).rglob("*")
-               if p.is_file() and not p.name.startswith(".")} - {"manifest.json"}
+               if p.is_file() and not p.name.startswith(".") and not _engine_owned(index_dir, p)} - {"manifest.json"}
     if set(files) != present:
         odd = sorted(set(files) ^ present)[:3]
         raise BadIndexError(f"index manifest {str(path)!r} does not list exactly the index files "

@@ -10,7 +10,8 @@ from pathlib import Path
 
 import numpy as np
 
-from .channels import Evidence, Layout, fill_missing, gather
+from .backends import InProcess, QuestionStage, Stage1
+from .channels import Evidence, Layout, gather
 from .features import (
     CONFIDENCE_FEATURES,
     GROUP_FEATURES,
@@ -92,9 +93,11 @@ def switches(channels: Sequence[str]) -> tuple[str, ...]:
 class Planner:
     """Holds the loaded index and fitted models; `answer` is pure given the query vectors."""
 
-    def __init__(self, index: Index, models: Models) -> None:
+    def __init__(self, index: Index, models: Models, stage1: Stage1 | None = None) -> None:
         self.index = index
         self.fitted = models
+        #: Where the channel evidence comes from (backends/): the index's own arrays unless told otherwise.
+        self.stage1: Stage1 = stage1 or InProcess(index)
         #: Dense channels best first by the build's quality probe: the first live one feeds the features.
         self.dense_order = preference(index.manifest.get("dense_quality", {}), sorted(index.dense))
         cat = index.catalog
@@ -117,36 +120,30 @@ class Planner:
             for s, n in zip(self.groups.start, self.groups.size, strict=True)
         ]
 
-    def dense_scores(self, query_vectors: Mapping[str, np.ndarray]) -> dict[str, tuple[np.ndarray, ...]]:
+    def dense_scores(self, query_vectors: Mapping[str, np.ndarray],
+                     stage: QuestionStage | None = None) -> dict[str, tuple[np.ndarray, ...]]:
         """Cosine of the question with every table, column and group document, per dense channel."""
-        out = {}
-        for name in self.dense_order:
-            q = query_vectors.get(name)
-            if q is not None:
-                mats = self.index.dense[name]
-                qv = np.asarray(q, dtype=mats[0].dtype).reshape(-1)
-                done = self.index.dense_done.get(name, (None, None, None))
-                out[name] = tuple(fill_missing((m @ qv).astype(np.float32), d) for m, d in zip(mats, done, strict=True))
-        return out
+        stage = stage or self.stage1.for_question()
+        return {name: stage.dense(name, query_vectors[name]) for name in self.dense_order
+                if query_vectors.get(name) is not None}
 
-    def late_scores(self, query_vectors: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
-        """Late interaction: sum over question tokens of the best-matching token of each table (MaxSim)."""
+    def late_scores(self, query_vectors: Mapping[str, np.ndarray],
+                    stage: QuestionStage | None = None) -> dict[str, np.ndarray]:
+        """Late interaction (MaxSim) per table, per late-interaction channel of the index."""
+        stage = stage or self.stage1.for_question()
         out = {}
         for key, q in query_vectors.items():
             kind, _, name = key.partition(":")
-            if kind != "multi" or name not in self.index.multi:
-                continue
-            vecs, offsets = self.index.multi[name]
-            qm = np.asarray(q, dtype=np.float32).reshape(-1, vecs.shape[1])
-            sim = (vecs @ qm.T.astype(vecs.dtype)).astype(np.float32)
-            out[f"late:{name}"] = np.maximum.reduceat(sim, offsets[:-1], axis=0).sum(axis=1)
+            if kind == "multi" and name in self.index.multi:
+                out[f"late:{name}"] = stage.late(name, q)
         return out
 
     def evidence(self, question: str, query_vectors: Mapping[str, np.ndarray], opts: Options) -> Evidence:
-        dense = {k: v for k, v in self.dense_scores(query_vectors).items()
+        stage = self.stage1.for_question()
+        dense = {k: v for k, v in self.dense_scores(query_vectors, stage).items()
                  if f"dense:{k}" not in opts.disabled_channels}
-        late = {k: v for k, v in self.late_scores(query_vectors).items() if k not in opts.disabled_channels}
-        return gather(question, self.layout, self.index.lexical, self.index.value_phrases, dense, opts.rrf_k,
+        late = {k: v for k, v in self.late_scores(query_vectors, stage).items() if k not in opts.disabled_channels}
+        return gather(question, self.layout, stage.lexical, self.index.value_phrases, dense, opts.rrf_k,
                       disabled=opts.disabled_channels, table_channels=late)
 
     def with_models(self, models: Models) -> Planner:
