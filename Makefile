@@ -19,7 +19,7 @@ LABELS    ?= $(SPIDER)/$(SPLIT)/labels.jsonl
 INDEX     ?= build/index
 FORMAT    ?= text
 
-.PHONY: install run query test lint eval fit fit-data cv reworded fake-api bench warm-cache replay bundle test-bundle test-robust bench-scale verify clean
+.PHONY: install install-milvus run query test lint eval fit fit-data cv reworded fake-api bench warm-cache replay bundle test-bundle test-robust bench-scale verify clean
 
 $(VENV)/.installed: requirements.txt requirements-dev.txt submission/requirements.txt submission/requirements-nodeps.txt
 	$(PY) -m venv $(VENV)
@@ -29,6 +29,11 @@ $(VENV)/.installed: requirements.txt requirements-dev.txt submission/requirement
 	touch $@
 
 install: $(VENV)/.installed
+
+# The optional `milvus` extra (pyproject.toml) for RETRIEVER_BACKEND=milvus and its tests; never in submission/.
+install-milvus: install
+	$(PYTHON) -c "import tomllib; print('\\n'.join(tomllib.load(open('pyproject.toml', 'rb'))['project']['optional-dependencies']['milvus']))" \
+	  | xargs $(BIN)/pip install -q --disable-pip-version-check
 
 run: install
 	bash submission/build.sh --corpus $(DEMO)/catalog.json --index-dir build/demo-index
