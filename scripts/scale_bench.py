@@ -833,6 +833,9 @@ def measure(n: int, mode: str, args: argparse.Namespace, vocab: Vocab) -> dict[s
         hits += hit
         by_size.setdefault(len(plan["tables"]), []).append(hit)
     search_rss = sp.close()
+    log_text = (work / "search.log").read_text(encoding="utf-8", errors="replace")
+    # Questions the engine did not answer in full within its budget (stage 1 on Milvus only): local fallback.
+    engine_fallbacks = log_text.count("engine budget spent") + log_text.count("engine call failed")
     for _ in range(args.restarts):
         sp2 = Search(args.submission, index, env, work / "search.log")
         startups.append(sp2.startup_s)
@@ -855,6 +858,7 @@ def measure(n: int, mode: str, args: argparse.Namespace, vocab: Vocab) -> dict[s
         "questions": len(qs),
         "coverage": round(hits / len(qs), 4),
         "invalid": invalid,
+        "engine_fallbacks": engine_fallbacks,
         "coverage_by_plan_tables": {str(k): round(sum(v) / len(v), 3) for k, v in sorted(by_size.items())},
         "vocab": vocab.source,
         "submission": str(args.submission),
@@ -862,7 +866,7 @@ def measure(n: int, mode: str, args: argparse.Namespace, vocab: Vocab) -> dict[s
     }
     print(
         f"[{n} {mode}] startup {res['startup_s']}s, p50 {res['p50_ms']} ms, p95 {res['p95_ms']} ms, "
-        f"search RSS {res['search_rss_mb']} MB, coverage {res['coverage']}",
+        f"search RSS {res['search_rss_mb']} MB, coverage {res['coverage']}, engine fallbacks {engine_fallbacks}",
         flush=True,
     )
     if args.profile:
@@ -938,14 +942,14 @@ def markdown(rows: list[dict[str, Any]], args: argparse.Namespace) -> str:
         "`RETRIEVER_MILVUS_URI` was set), the index size including the engine's folder.",
         "",
         "| tables | mode | columns | groups | build s | build RSS MB | index MiB | startup s | p50 ms "
-        "| p95 ms | search RSS MB | coverage |",
-        "|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+        "| p95 ms | search RSS MB | coverage | engine fallbacks |",
+        "|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for r in sorted(rows, key=lambda r: (r["mode"], r["tables"])):
         lines.append(
             f"| {r['tables']:,} | {r['mode']} | {r['columns']:,} | {r['groups']:,} | {r['build_s']} | "
             f"{r['build_rss_mb']} | {r['index_bytes'] / 2**20:.1f} | {r['startup_s']} | {r['p50_ms']} | "
-            f"{r['p95_ms']} | {r['search_rss_mb']} | {r['coverage']:.3f} |"
+            f"{r['p95_ms']} | {r['search_rss_mb']} | {r['coverage']:.3f} | {r.get('engine_fallbacks', '-')} |"
         )
     lines += [
         "",

@@ -140,6 +140,31 @@ def test_mid_run_engine_failure_answers_from_the_local_index(milvus_index: Path)
     assert len(logs) == 3  # one line per question, not one per call
 
 
+_HURRIED = """
+import sys
+sys.path.insert(0, sys.argv[1])
+from retriever.api import Retriever
+from retriever.config import Settings
+r = Retriever.open(sys.argv[2], Settings(local_model=False))
+real = r.planner.stage1.client
+class Hurried:  # every call gets a deadline the engine cannot meet: a real gRPC DEADLINE_EXCEEDED
+    def search(self, *args, timeout, **kw):
+        return real.search(*args, timeout=1e-4, **kw)
+r.planner.stage1.client = Hurried()
+print(len(r.search("Show names for all aircrafts of which John Williams has certificates.").table_ids))
+"""
+
+
+def test_an_engine_deadline_is_one_line_not_a_traceback(milvus_index: Path) -> None:
+    """A call the engine does not finish in time: answered locally and reported in one line; pymilvus' own
+    error log (a traceback per failed call) stays quiet."""
+    res = subprocess.run([sys.executable, "-c", _HURRIED, str(ROOT), str(milvus_index)], capture_output=True,
+                         timeout=GUARD_S)
+    assert res.returncode == 0 and res.stdout.strip() == b"5", res.stderr.decode()[-2000:]
+    err = [ln for ln in res.stderr.decode().splitlines() if "stage 1 on Milvus" not in ln]
+    assert len(err) == 1 and "DEADLINE_EXCEEDED" in err[0] and "answered from the local index" in err[0], err
+
+
 def test_a_slow_engine_is_cut_at_the_question_budget(milvus_index: Path) -> None:
     """Calls past the per-question budget are not made; what arrived before it is used, the rest is local."""
     planner, stage1 = _open(milvus_index)
@@ -264,6 +289,25 @@ def test_build_sh_and_search_sh_end_to_end(tmp_path: Path) -> None:
     for q, line in zip(queries, out[1:], strict=True):
         validate_answer(line, q["query_id"], *keys)
     assert b"stage 1 on Milvus" in res.stderr
+
+
+def test_search_sh_past_the_engine_budget_answers_every_question_with_one_line_each(milvus_index: Path,
+                                                                                   tmp_path: Path) -> None:
+    """A budget the engine cannot meet: calls time out mid-run, answers still come, each with one stderr line."""
+    env = _env(tmp_path, RETRIEVER_ENGINE_BUDGET_S="0.07")
+    queries = read_jsonl(MINI_DIR / "queries.jsonl")[:4]
+    stdin = "".join(json.dumps({"query_id": q["query_id"], "question": q["question"]}) + "\n" for q in queries)
+    res = subprocess.run(["bash", str(SEARCH_SH), "--index-dir", str(milvus_index)], input=stdin.encode(),
+                         capture_output=True, env=env, timeout=GUARD_S)
+    assert res.returncode == 0
+    out = res.stdout.splitlines(keepends=True)
+    assert out[0] == b'{"ready":true}\n' and len(out) == len(queries) + 1
+    for q, line in zip(queries, out[1:], strict=True):
+        validate_answer(line, q["query_id"], *catalog_keys(MINI_CATALOG))
+    err = res.stderr.decode()
+    assert "Traceback" not in err and "ERROR" not in err, err[-2000:]
+    engine_lines = [ln for ln in err.splitlines() if "answered" in ln]
+    assert 1 <= len(engine_lines) <= len(queries), err
 
 
 def test_build_sh_with_an_unreachable_engine_fails_in_one_line(tmp_path: Path) -> None:

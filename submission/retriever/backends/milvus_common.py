@@ -6,6 +6,7 @@ index uses the Milvus backend, so the default path never needs them.
 
 from __future__ import annotations
 
+import logging
 import re
 from pathlib import Path
 from typing import Any
@@ -46,6 +47,9 @@ def _pymilvus() -> Any:
 def connect(uri: str, token: str | None) -> Any:
     """A MilvusClient, or EngineError in one line (no pymilvus, engine unreachable)."""
     pm = _pymilvus()
+    # pymilvus logs every failed call with a traceback; the callers report each failure in one line.
+    for name in ("pymilvus", "milvus_lite", "grpc"):
+        logging.getLogger(name).setLevel(logging.CRITICAL)
     if uri.endswith(".db"):
         try:
             import milvus_lite  # noqa: F401 - pymilvus starts it for a .db path; say so if it is missing
