@@ -19,7 +19,7 @@ LABELS    ?= $(SPIDER)/$(SPLIT)/labels.jsonl
 INDEX     ?= build/index
 FORMAT    ?= text
 
-.PHONY: install run query test lint eval fit fit-data cv reworded fake-api bench warm-cache replay bundle test-bundle test-robust bench-scale verify clean
+.PHONY: install install-milvus run query test lint eval fit fit-data cv reworded fake-api bench warm-cache replay bundle test-bundle test-robust bench-scale bench-scale-1m verify clean
 
 $(VENV)/.installed: requirements.txt requirements-dev.txt submission/requirements.txt submission/requirements-nodeps.txt
 	$(PY) -m venv $(VENV)
@@ -29,6 +29,11 @@ $(VENV)/.installed: requirements.txt requirements-dev.txt submission/requirement
 	touch $@
 
 install: $(VENV)/.installed
+
+# The optional `milvus` extra (pyproject.toml) for RETRIEVER_BACKEND=milvus and its tests; never in submission/.
+install-milvus: install
+	$(PYTHON) -c "import tomllib; print('\\n'.join(tomllib.load(open('pyproject.toml', 'rb'))['project']['optional-dependencies']['milvus']))" \
+	  | xargs $(BIN)/pip install -q --disable-pip-version-check
 
 run: install
 	bash submission/build.sh --corpus $(DEMO)/catalog.json --index-dir build/demo-index
@@ -114,8 +119,15 @@ test-bundle: bundle
 test-robust: install
 	$(PYTHON) -m pytest -q tests/test_fuzz.py tests/test_faults.py
 
-bench-scale: install
-	$(PYTHON) scripts/scale_bench.py
+# In-process at 1k/10k/100k (MiniLM at 1k/10k), and stage 1 on Milvus Lite side by side at 10k/100k (MiniLM
+# at 10k); RETRIEVER_MILVUS_URI/RETRIEVER_MILVUS_TOKEN in the environment point the Milvus runs at a server.
+bench-scale: install-milvus
+	$(PYTHON) scripts/scale_bench.py --milvus-sizes 10000,100000 --milvus-local-sizes 10000
+
+# 1M tables, lexical, both backends (the MiniLM build cannot embed 1M tables inside the build limit).
+bench-scale-1m: install-milvus
+	$(PYTHON) scripts/scale_bench.py --sizes 1000000 --local-sizes '' --milvus-sizes 1000000 --questions 200 \
+	  --work build/scale-1m --out-md docs/scale_1m.md --out-png docs/scale_1m.png
 
 clean:
 	rm -rf build submission/_vendor submission/BUNDLE.txt

@@ -11,6 +11,7 @@ Vocabulary comes from /work/shared/data/spider/catalog.json (override with --spi
 absent a small built-in word list is used instead.
 
 Usage: python scripts/scale_bench.py [--sizes 1000,10000,100000] [--local-sizes 1000,10000] [--questions 300]
+       [--milvus-sizes 100000] [--milvus-local-sizes 10000]   (the same with stage 1 on Milvus, side by side)
 
 Writes docs/scale.md (the table) and docs/scale.png (growth curves; needs matplotlib, a dev-only package:
 without it the plot is skipped). Raw results go to WORK/results.json (default WORK: build/scale).
@@ -40,6 +41,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument(
         "--local-sizes", default="1000,10000", help="sizes also run with the local dense model ('' = none)"
     )
+    ap.add_argument("--milvus-sizes", default="", help="sizes also run lexical with stage 1 on Milvus ('' = none)")
+    ap.add_argument("--milvus-local-sizes", default="", help="sizes also run with MiniLM and stage 1 on Milvus")
     ap.add_argument("--questions", type=int, default=300)
     ap.add_argument("--restarts", type=int, default=2, help="extra search.sh starts for the startup figure")
     ap.add_argument("--seed", type=int, default=7)
@@ -64,6 +67,8 @@ def main(argv: list[str] | None = None) -> int:
         rows = json.loads(results_path.read_text())
     runs = [(int(s), "local") for s in args.local_sizes.split(",") if s.strip()]
     runs += [(int(s), "lexical") for s in args.sizes.split(",") if s.strip()]
+    runs += [(int(s), "local+milvus") for s in args.milvus_local_sizes.split(",") if s.strip()]
+    runs += [(int(s), "lexical+milvus") for s in args.milvus_sizes.split(",") if s.strip()]
     for n, mode in runs:
         res = measure(n, mode, args, vocab)
         rows = [r for r in rows if (r["tables"], r["mode"]) != (n, mode)] + [res]

@@ -43,8 +43,13 @@ def join_key(j: dict[str, str]) -> frozenset[tuple[str, str]]:
 
 
 def env_for(mode: str, cache: Path) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("JINA_", "RETRIEVER_"))}
-    env.update(RETRIEVER_CACHE_DIR=str(cache), RETRIEVER_LOCAL_MODEL="1" if mode == "local" else "0")
+    """Mode `lexical` or `local`, with `+milvus` for stage 1 on Milvus (Lite, inside the index, unless
+    RETRIEVER_MILVUS_URI in this environment names a server: it and RETRIEVER_MILVUS_TOKEN pass through)."""
+    keep = ("RETRIEVER_MILVUS_URI", "RETRIEVER_MILVUS_TOKEN")
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("JINA_", "RETRIEVER_")) or k in keep}
+    env.update(RETRIEVER_CACHE_DIR=str(cache), RETRIEVER_LOCAL_MODEL="1" if mode.startswith("local") else "0")
+    if mode.endswith("+milvus"):
+        env["RETRIEVER_BACKEND"] = "milvus"
     return env
 
 
@@ -137,6 +142,9 @@ def measure(n: int, mode: str, args: argparse.Namespace, vocab: Vocab) -> dict[s
         hits += hit
         by_size.setdefault(len(plan["tables"]), []).append(hit)
     search_rss = stop(sp)
+    log_text = (work / "search.log").read_text(encoding="utf-8", errors="replace")
+    # Questions the engine did not answer in full within its budget (stage 1 on Milvus only): local fallback.
+    engine_fallbacks = log_text.count("engine budget spent") + log_text.count("engine call failed")
     for _ in range(args.restarts):
         sp2 = SearchProcess(args.submission / "search.sh", index, env, stderr=work / "search.log")
         startups.append(sp2.wait_ready(GUARD_S))
@@ -159,6 +167,7 @@ def measure(n: int, mode: str, args: argparse.Namespace, vocab: Vocab) -> dict[s
         "questions": len(qs),
         "coverage": round(hits / len(qs), 4),
         "invalid": invalid,
+        "engine_fallbacks": engine_fallbacks,
         "coverage_by_plan_tables": {str(k): round(sum(v) / len(v), 3) for k, v in sorted(by_size.items())},
         "vocab": vocab.source,
         "submission": str(args.submission),
@@ -166,7 +175,7 @@ def measure(n: int, mode: str, args: argparse.Namespace, vocab: Vocab) -> dict[s
     }
     print(
         f"[{n} {mode}] startup {res['startup_s']}s, p50 {res['p50_ms']} ms, p95 {res['p95_ms']} ms, "
-        f"search RSS {res['search_rss_mb']} MB, coverage {res['coverage']}",
+        f"search RSS {res['search_rss_mb']} MB, coverage {res['coverage']}, engine fallbacks {engine_fallbacks}",
         flush=True,
     )
     if args.profile:

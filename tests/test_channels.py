@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 from three_tables import three_tables
 
+from retriever.backends.stage1 import fill_missing
 from retriever.embedders.interface import Kind
 from retriever.index.build import build_index
 from retriever.index.store import load_index
@@ -21,7 +22,6 @@ from retriever.query.channels import (
     Layout,
     column_max,
     entity_terms,
-    fill_missing,
     match_phrases,
 )
 

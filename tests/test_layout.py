@@ -1,7 +1,8 @@
 """The package's data flow is one way: no module imports from a later stage, __init__ files only re-export.
 
-Layers, lowest first: errors and config (read by all) -> embedders -> index -> query -> answer -> the entry
-points and their wiring at the top. A module may import its own layer and those below it.
+Layers, lowest first: errors and config (read by all) -> embedders -> index -> backends (where stage 1
+runs) -> query -> answer -> the entry points and their wiring at the top.
+A module may import its own layer and those below it.
 """
 
 from __future__ import annotations
@@ -10,8 +11,8 @@ import ast
 from pathlib import Path
 
 PKG = Path(__file__).resolve().parent.parent / "submission" / "retriever"
-LAYER = {"errors": 0, "config": 0, "embedders": 1, "index": 2, "query": 3, "answer": 4,
-         "runtime": 5, "api": 5, "cli": 5, "server": 5, "__main__": 5}
+LAYER = {"errors": 0, "config": 0, "embedders": 1, "index": 2, "backends": 3, "query": 4, "answer": 5,
+         "runtime": 6, "api": 6, "cli": 6, "server": 6, "__main__": 6}
 MAX_LINES = 300
 
 
@@ -23,7 +24,7 @@ def _layer(module: str, importer: bool = False) -> int:
     """The package root is the top as an importer (it re-exports the API, lazily) and a leaf as a target
     (what lower layers take from it is __version__)."""
     if module.split(".")[0] == "__init__":
-        return 5 if importer else 0
+        return 6 if importer else 0
     return LAYER[module.split(".")[0]]
 
 

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 from conftest import MINI_CATALOG, MINI_DIR
 
+from retriever.backends.stage1 import fill_missing
 from retriever.cli import main
 from retriever.embedders.interface import HashEmbedder, Kind
 from retriever.errors import EmbeddingError
@@ -16,7 +17,6 @@ from retriever.index.build import build_index
 from retriever.index.catalog import Catalog, load_catalog, parse_catalog
 from retriever.index.partial import Budgets, Coverage, coverage_lines, priority_order
 from retriever.index.store import load_index
-from retriever.query.channels import fill_missing
 from retriever.query.planner import Planner, default_models
 
 #: 6 tables of 3 columns in 2 groups: 26 texts ordered tables (0-5), columns (6-23), groups (24-25).

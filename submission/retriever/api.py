@@ -6,6 +6,7 @@ The server (`search.sh`), the CLI's `query` and `eval` and the demo all answer t
 from __future__ import annotations
 
 import json
+import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -16,6 +17,7 @@ import numpy as np
 from .answer.assess import EvidenceSummary, by_relevance, confidence, summarize_evidence
 from .answer.ddl import render_ddl
 from .answer.explain import explain
+from .backends.stage1 import open_stage1
 from .config import Settings
 from .errors import ConfigError
 from .index.store import Index, load_index, load_schema_details
@@ -118,11 +120,13 @@ class Retriever:
         """Load and verify an index built by `build.sh` / `python -m retriever build`.
 
         `weights` replaces the shipped fitted models; `offline` makes API channels answer only from the
-        embedding cache. Raises BadIndexError naming the problem.
+        embedding cache. Raises BadIndexError naming the problem, EngineError when the index's search
+        engine (backend `milvus`) cannot serve it.
         """
         settings = settings or Settings()
         index = load_index(Path(index_dir))
-        planner = Planner(index, default_models(weights))
+        stage1 = open_stage1(index, Path(index_dir), settings, lambda m: print(m, file=sys.stderr, flush=True))
+        planner = Planner(index, default_models(weights), stage1)
         return cls(planner, query_embedders(settings, index, offline=offline), Path(index_dir),
                    Options(rrf_k=settings.rrf_k))
 

@@ -13,6 +13,7 @@ from typing import NoReturn
 
 from .answer.evaluation import Report, read_jsonl, replay
 from .api import FORMATS, Retriever
+from .backends.stage1 import engine_writer
 from .config import Settings
 from .errors import ConfigError, RetrieverError
 from .index.build import build_index
@@ -97,7 +98,8 @@ def _build(args: argparse.Namespace, settings: Settings) -> int:
     if catalog.warnings:
         print(f"build: {len(catalog.warnings)} catalog warning(s) in all", file=sys.stderr)
     dense, multi = build_embedders(settings)
-    manifest = build_index(catalog, args.index_dir, dense, multi, budgets=build_budgets(settings))
+    manifest = build_index(catalog, args.index_dir, dense, multi, budgets=build_budgets(settings),
+                           engine=engine_writer(settings))
     print(f"build: done in {time.monotonic() - t0:.1f}s -> {args.index_dir} "
           f"(channels: {', '.join(manifest['channels'])})", file=sys.stderr)
     for line in coverage_lines(manifest):

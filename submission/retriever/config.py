@@ -18,6 +18,8 @@ ALLOWED_DENSE_MODELS = (
     "jina-embeddings-v5-text-nano",
 )
 ALLOWED_MULTI_MODELS = ("jina-colbert-v2",)
+#: Stage-1 backends (candidate generation); the join-aware planning is always local.
+BACKENDS = ("in-process", "milvus")
 
 
 
@@ -61,10 +63,19 @@ class Settings:
     #: Use the local offline model (MiniLM) when it is installed.
     local_model: bool = True
     rrf_k: int = RRF_K
+    #: Stage-1 backend a build writes to (search follows the index): "in-process" or "milvus".
+    backend: str = "in-process"
+    #: Milvus address at build (None: a Milvus Lite folder inside the index); at search it overrides the
+    #: address the index recorded (a cluster served from another host). The token is never written anywhere.
+    milvus_uri: str | None = None
+    milvus_token: str | None = None
+    #: Engine time one question may use (all its engine calls); past it, the rest is computed locally.
+    engine_budget_s: float = 5.0
 
     def __repr__(self) -> str:  # the key must never reach a log line
         key = "set" if self.jina_api_key else "unset"
-        return f"Settings(jina_api_key=<{key}>, jina_api_base={self.jina_api_base!r}, cache_dir={self.cache_dir!s})"
+        return (f"Settings(jina_api_key=<{key}>, jina_api_base={self.jina_api_base!r}, cache_dir={self.cache_dir!s}, "
+                f"backend={self.backend!r}, milvus_token=<{'set' if self.milvus_token else 'unset'}>)")
 
     __str__ = __repr__
 
@@ -86,6 +97,10 @@ class Settings:
             cache_dir=Path(env["RETRIEVER_CACHE_DIR"]) if env.get("RETRIEVER_CACHE_DIR") else s.cache_dir,
             local_model=env.get("RETRIEVER_LOCAL_MODEL", "1") not in ("0", "false", "no", "off"),
             rrf_k=_int(env, "RETRIEVER_RRF_K", s.rrf_k),
+            backend=env.get("RETRIEVER_BACKEND", "").strip() or s.backend,
+            milvus_uri=env.get("RETRIEVER_MILVUS_URI", "").strip() or None,
+            milvus_token=env.get("RETRIEVER_MILVUS_TOKEN", "").strip() or None,
+            engine_budget_s=_float(env, "RETRIEVER_ENGINE_BUDGET_S", s.engine_budget_s),
         )
         s.validate()
         return s
@@ -104,6 +119,8 @@ class Settings:
             raise ConfigError(f"JINA_API_BASE={self.jina_api_base!r} must start with http:// or https://")
         if self.jina_dense_dimensions <= 0 or self.jina_multi_dimensions not in (64, 96, 128):
             raise ConfigError(f"bad embedding dimensions {self.jina_dense_dimensions}/{self.jina_multi_dimensions}")
+        if self.backend not in BACKENDS:
+            raise ConfigError(f"RETRIEVER_BACKEND={self.backend!r} is not one of {', '.join(BACKENDS)}")
         if self.rrf_k <= 0:
             raise ConfigError(f"RETRIEVER_RRF_K={self.rrf_k} must be positive")
 

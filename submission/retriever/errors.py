@@ -21,3 +21,7 @@ class EmbeddingError(RetrieverError):
 
 class ConfigError(RetrieverError):
     """A setting from the environment or the command line is invalid."""
+
+
+class EngineError(RetrieverError):
+    """The stage-1 search engine (Milvus) is missing, unreachable or lacks the index's collections."""

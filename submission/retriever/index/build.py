@@ -25,7 +25,7 @@ from .documents import Documents, build_documents, group_order, named_tables
 from .lexical import LexicalIndex
 from .partial import Budgets, Coverage, Stepped, priority_order, run_within
 from .quality import probe_sample, self_retrieval
-from .store import DETAILS_FILE, FORMAT_VERSION, LEXICAL, bounds, sha256_file
+from .store import DETAILS_FILE, FORMAT_VERSION, LEXICAL, bounds, engine_owned, sha256_file
 from .text import tokenize
 
 #: No time budget on any channel (tests and in-process builds; the entry point passes the configured ones).
@@ -47,12 +47,15 @@ def build_index(
     multi: Mapping[str, MultiVectorEmbedder] | None = None,
     log: Callable[[str], None] = lambda m: print(m, file=sys.stderr, flush=True),
     budgets: Budgets = UNBOUNDED,
+    engine: Callable[[Path, Documents, list[str], Callable[[str], None]], dict[str, Any]] | None = None,
 ) -> dict[str, Any]:
     """Write the whole index to a sibling temp dir, then swap it into place.
 
     Each embedding channel gets its time budget from `budgets`. A dense channel cut in its columns is kept
     with a `dense_<name>_done.npy` row mask; one cut in its tables or groups is left out (see
     partial.WHOLE_PARTS). The manifest's `coverage` says per channel how much was embedded and why.
+    `engine` (backends/) copies stage 1 into a search engine once the local files exist; its record goes
+    into the manifest's `backend`, which search follows.
     """
     t0 = time.monotonic()
     index_dir = Path(index_dir)
@@ -75,6 +78,7 @@ def build_index(
         covs = (_write_dense(tmp, docs, dense or {}, budgets, log, quality)
                 + _write_multi(tmp, docs, multi or {}, budgets, log))
         channels += [c.channel for c in covs if c.usable]
+        backend = engine(tmp, docs, channels, log) if engine else {"kind": "in-process"}
         manifest = {
             "format": FORMAT_VERSION,
             "retriever_version": __version__,
@@ -87,6 +91,7 @@ def build_index(
             "channels": channels,
             "dense_quality": quality,
             "coverage": {c.channel: c.as_json() for c in covs},
+            "backend": backend,
             "embedders": {**{n: e.name for n, e in (dense or {}).items()},
                           **{n: e.name for n, e in (multi or {}).items()}},
             "files": _file_digests(tmp),
@@ -210,7 +215,7 @@ def _write_json(path: Path, obj: Any) -> None:
 def _file_digests(root: Path) -> dict[str, dict[str, Any]]:
     out = {}
     for p in sorted(root.rglob("*")):
-        if p.is_file():
+        if p.is_file() and not engine_owned(root, p):
             out[p.relative_to(root).as_posix()] = {"bytes": p.stat().st_size, "sha256": sha256_file(p)}
     return out
 

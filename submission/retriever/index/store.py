@@ -23,6 +23,9 @@ FORMAT_VERSION = 8
 #: Column types, descriptions and sample values for prompt output; read on demand, not at startup.
 DETAILS_FILE = "schema_details.json"
 LEXICAL = ("tables", "columns", "groups", "values")
+#: A search engine's own data folder inside the index (Milvus Lite): the engine writes to it while it serves
+#: (locks, logs), so it is left out of the file digests; the manifest's `backend` names its collections.
+ENGINE_DIR = "engine.db"
 
 
 @dataclass
@@ -94,6 +97,10 @@ def sha256_file(path: Path) -> str:
     return h.hexdigest()
 
 
+def engine_owned(root: Path, p: Path) -> bool:
+    return p.relative_to(root).parts[0] == ENGINE_DIR
+
+
 def read_manifest(index_dir: Path, verify_digests: bool = True) -> dict[str, Any]:
     path = Path(index_dir) / "manifest.json"
     if not Path(index_dir).is_dir():
@@ -111,7 +118,7 @@ def read_manifest(index_dir: Path, verify_digests: bool = True) -> dict[str, Any
         raise BadIndexError(f"index manifest {str(path)!r} has no file list; rebuild it")
     # Every file the loader may read is covered, and no listed path leads outside the index dir.
     present = {p.relative_to(index_dir).as_posix() for p in Path(index_dir).rglob("*")
-               if p.is_file() and not p.name.startswith(".")} - {"manifest.json"}
+               if p.is_file() and not p.name.startswith(".") and not engine_owned(index_dir, p)} - {"manifest.json"}
     if set(files) != present:
         odd = sorted(set(files) ^ present)[:3]
         raise BadIndexError(f"index manifest {str(path)!r} does not list exactly the index files "

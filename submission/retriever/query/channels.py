@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..backends.stage1 import InProcess, QuestionStage, Stage1
 from ..index import registry
 from ..index.quality import preference
 from ..index.store import Index
@@ -130,20 +131,6 @@ def column_max(col_scores: np.ndarray, layout: Layout) -> np.ndarray:
     return out
 
 
-def fill_missing(scores: np.ndarray, done: np.ndarray | None) -> np.ndarray:
-    """Scores of a partial channel's embedded rows -> scores of all rows, the others at this question's median.
-
-    The median is neither for nor against a row the build did not reach: a zero cosine would rank it last,
-    and it must not lose to one the build happened to reach. With no row embedded every score is the same
-    0, which the conditional-logit models ignore (a shift common to all alternatives).
-    """
-    if done is None:
-        return scores
-    out = np.full(done.size, np.median(scores) if scores.size else 0.0, dtype=np.float32)
-    out[done] = scores
-    return out
-
-
 def match_phrases(question: str, phrases: Mapping[str, Sequence[int]]) -> dict[str, Sequence[int]]:
     """Question n-grams that are sample values somewhere in the catalog."""
     toks = words(question)
@@ -220,44 +207,50 @@ def gather(
 
 
 class Channels:
-    """The channels of one loaded index: what scores a question against it, given its query vectors."""
+    """The channels of one loaded index: what scores a question against it, given its query vectors.
 
-    def __init__(self, index: Index) -> None:
+    The scores come from a stage-1 backend (backends/): the index's own arrays by default, or a search
+    engine; either way `gather` sees the same arrays, so the fitted models do not depend on the backend.
+    """
+
+    def __init__(self, index: Index, stage1: Stage1 | None = None) -> None:
         self.index = index
+        self.stage1: Stage1 = stage1 or InProcess(index)
         self.layout = Layout.from_index(index)
         #: Dense channels best first by the build's quality probe: the first live one feeds the features.
         self.dense_order = preference(index.manifest.get("dense_quality", {}), sorted(index.dense))
 
-    def dense_scores(self, query_vectors: Mapping[str, np.ndarray]) -> dict[str, tuple[np.ndarray, ...]]:
+    def dense_scores(self, query_vectors: Mapping[str, np.ndarray],
+                     stage: QuestionStage | None = None) -> dict[str, tuple[np.ndarray, ...]]:
         """Cosine of the question with every table, column and group document, per dense channel."""
-        out = {}
+        stage = stage or self.stage1.for_question()
+        out: dict[str, tuple[np.ndarray, ...]] = {}
         for name in self.dense_order:
             q = query_vectors.get(str(registry.dense(name).vector_key))
             if q is not None:
-                mats = self.index.dense[name]
-                qv = np.asarray(q, dtype=mats[0].dtype).reshape(-1)
-                done = self.index.dense_done.get(name, (None, None, None))
-                out[name] = tuple(fill_missing((m @ qv).astype(np.float32), d) for m, d in zip(mats, done, strict=True))
+                out[name] = stage.dense(name, q)
         return out
 
-    def late_scores(self, query_vectors: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
+    def late_scores(self, query_vectors: Mapping[str, np.ndarray],
+                    stage: QuestionStage | None = None) -> dict[str, np.ndarray]:
         """Late interaction per channel: sum over question tokens of the best-matching token of each table
         (MaxSim)."""
+        stage = stage or self.stage1.for_question()
         out = {}
-        for name, (vecs, offsets) in self.index.multi.items():
+        for name in self.index.multi:
             q = query_vectors.get(str(registry.multi(name).vector_key))
             if q is not None:
-                qm = np.asarray(q, dtype=np.float32).reshape(-1, vecs.shape[1])
-                sim = (vecs @ qm.T.astype(vecs.dtype)).astype(np.float32)
-                out[name] = np.maximum.reduceat(sim, offsets[:-1], axis=0).sum(axis=1)
+                out[name] = stage.late(name, q)
         return out
 
     def evidence(self, question: str, query_vectors: Mapping[str, np.ndarray], rrf_k: int,
                  disabled: frozenset[str] = frozenset()) -> Evidence:
         """Every live channel's evidence for one question; channels whose switch is in `disabled` are left out."""
-        dense = {k: v for k, v in self.dense_scores(query_vectors).items() if registry.dense(k).switch not in disabled}
+        stage = self.stage1.for_question()
+        dense = {k: v for k, v in self.dense_scores(query_vectors, stage).items()
+                 if registry.dense(k).switch not in disabled}
         late = {ch.evidence_keys[0]: v for ch, v in
-                ((registry.multi(k), v) for k, v in self.late_scores(query_vectors).items())
+                ((registry.multi(k), v) for k, v in self.late_scores(query_vectors, stage).items())
                 if ch.switch not in disabled}
-        return gather(question, self.layout, self.index.lexical, self.index.value_phrases, dense, rrf_k,
+        return gather(question, self.layout, stage.lexical, self.index.value_phrases, dense, rrf_k,
                       disabled=disabled, table_channels=late)

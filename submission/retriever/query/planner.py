@@ -10,6 +10,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ..backends.stage1 import Stage1
 from ..config import RRF_K
 from ..index import registry
 from ..index.store import Index
@@ -86,10 +87,11 @@ def switches(channels: Sequence[str]) -> tuple[str, ...]:
 class Planner:
     """Holds the loaded index and fitted models; `answer` is pure given the query vectors."""
 
-    def __init__(self, index: Index, models: Models) -> None:
+    def __init__(self, index: Index, models: Models, stage1: Stage1 | None = None) -> None:
         self.index = index
         self.fitted = models
-        self.channels = Channels(index)
+        #: Stage 1 runs on `stage1` (backends/): the index's own arrays unless told otherwise.
+        self.channels = Channels(index, stage1)
         self.groups = GroupIndex.from_table_group(index.table_group, len(index.groups))
         self.members = [
             sorted(int(t) for t in self.groups.perm[s:s + n])
