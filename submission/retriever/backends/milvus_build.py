@@ -25,7 +25,7 @@ from ..config import Settings
 from ..errors import EngineError
 from ..index.documents import Documents
 from ..index.lexical import LexicalIndex
-from ..index.store import ENGINE_DIR
+from ..index.store import ENGINE_DIR, sha256_file
 from .milvus_common import BATCH, BUILDING, DENSE_PARTS, PARTS, TOPK, close, connect, redact
 
 #: Seconds between progress lines while a collection is written.
@@ -94,25 +94,17 @@ def _spec(tmp: Path, part: str, rows: int, dense: list[str]) -> Spec:
     h = hashlib.sha256(f"{part}:{rows}".encode())
     for p in sorted((tmp / f"bm25_{part}").rglob("*")):
         if p.is_file():
-            h.update(p.name.encode() + _digest(p))
+            h.update(p.name.encode() + bytes.fromhex(sha256_file(p)))
     dims = {}
     if part in DENSE_PARTS:
         for name in dense:
             vec = tmp / f"dense_{name}_{part}.npy"
-            h.update(name.encode() + _digest(vec))
+            h.update(name.encode() + bytes.fromhex(sha256_file(vec)))
             done = tmp / f"dense_{name}_done.npy"
             if done.is_file():
-                h.update(_digest(done))
+                h.update(bytes.fromhex(sha256_file(done)))
             dims[name] = int(np.load(vec, mmap_mode="r").shape[1])
     return Spec(part, f"jtr_{part}_{h.hexdigest()[:16]}", rows, dims)
-
-
-def _digest(path: Path) -> bytes:
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for chunk in iter(lambda: f.read(1 << 20), b""):
-            h.update(chunk)
-    return h.digest()
 
 
 def _write_collection(client: Any, spec: Spec, tmp: Path, sizes: dict[str, int],
