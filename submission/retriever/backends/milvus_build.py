@@ -62,7 +62,7 @@ class MilvusWriter:
         client = connect(uri, self.settings.milvus_token)
         try:
             if lite:  # the folder is this index's own: nothing in it but our current collections is kept
-                keep = {s.name for s in specs} | {s.name + BUILDING for s in specs}  # the latter: see below
+                keep = {s.name for s in specs} | {s.name + BUILDING for s in specs}  # half-written: dropped below, said
                 for name in client.list_collections():
                     if name not in keep:
                         client.drop_collection(name)
