@@ -88,9 +88,6 @@ class _Question:
         self.candidates: np.ndarray | None = None
         self._lexical = {p: _EngineTerms(self, p, engine.index.lexical[p]) for p in PARTS}
 
-    def for_question(self) -> _Question:
-        return self
-
     @property
     def lexical(self) -> Mapping[str, TermScorer]:
         return self._lexical

@@ -84,7 +84,9 @@ def group_features(ev: Evidence, gi: GroupIndex) -> np.ndarray:
     w = _term_weights(ev)
     hit_all = ev.schema_hit | ev.value_hit
     cov_schema = w @ gi.reduce_max(ev.schema_hit.astype(np.float32)) if w.size else np.zeros(gi.size.size)
-    cov_all = w @ gi.reduce_max(hit_all.astype(np.float32)) if w.size else np.zeros(gi.size.size)
+    #: (terms, groups): the term is in some table of the group.
+    held = gi.reduce_max(hit_all.astype(np.float32)) if w.size else np.zeros((0, gi.size.size), dtype=np.float32)
+    cov_all = w @ held if w.size else np.zeros(gi.size.size)
     fused = ev.fused / max(float(ev.fused.max()), 1e-9)
     fmax = gi.reduce_max(fused)
     bm = ev.group_bm25 / max(float(ev.group_bm25.max()), 1e-9)
@@ -103,8 +105,8 @@ def group_features(ev: Evidence, gi: GroupIndex) -> np.ndarray:
     # Routing evidence: terms few databases hold weigh more than terms every database has ('name', 'year'),
     # whatever their spread over tables; and how much of the question no database explains lets the dense
     # scores count for more when the question does not use the schema's words.
-    held = gi.reduce_max(hit_all.astype(np.float32)) if w.size else np.zeros((0, gi.size.size), dtype=np.float32)
-    gidf = np.log1p(gi.size.size / np.maximum(held.sum(axis=1), 1.0)) * (held.sum(axis=1) > 0)
+    n_held = held.sum(axis=1)
+    gidf = np.log1p(gi.size.size / np.maximum(n_held, 1.0)) * (n_held > 0)
     distinct = (gidf / gidf.sum()) @ held if gidf.sum() > 0 else np.zeros(gi.size.size, dtype=np.float32)
     unmatched = 1.0 - float(cov_all.max()) if cov_all.size else 1.0
     cols = [cov_schema, cov_all, cov_name, _inv_rank(cov_all), bm, _inv_rank(bm), fmax, _top2_mean(fused, gi),
