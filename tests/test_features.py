@@ -161,3 +161,18 @@ def test_a_named_value_nobody_explains_wants_a_table_with_names() -> None:
     plans = [Plan(0, (0,), (), True), Plan(0, (1,), (), True)]
     x = plan_features(ev, plans, [0, 1], np.asarray([True, False, False]))
     assert x[:, PLAN_FEATURES.index("entity_home")].tolist() == [1.0, 0.0]
+
+
+def test_related_words_count_only_for_terms_no_database_holds() -> None:
+    # Three terms of equal idf: t0 is held by table 0 (group 0); t1 by no table, but table 1 (group 0) and
+    # table 2 (group 1) hold a word related to it; t2 by no table, related to a word of table 2, and quoted.
+    hit = np.asarray([[True, False, False], [False, False, False], [False, False, False]])
+    rel = np.asarray([[False, False, True], [False, True, True], [False, False, True]])
+    ev = replace(_hand_evidence(), terms=["t0", "t1", "t2"], idf=np.ones(3, dtype=np.float32), schema_hit=hit,
+                 value_hit=np.zeros_like(hit), related_hit=rel, entity=np.asarray([False, False, True]))
+    got = _by_name(group_features(ev, GroupIndex.from_table_group(np.asarray([0, 0, 1]), 2)))
+    # t0's relatives in group 1 do not count (a database holds t0 itself); t2 is a name, not a word.
+    assert got["cov_related"].tolist() == pytest.approx([1 / 3, 1 / 3])
+    plans = [Plan(0, (0,), (), True), Plan(0, (1,), (), True), Plan(0, (0, 1), (0,), True)]
+    x = plan_features(ev, plans, [0, 1], np.asarray([True, False, False]))
+    assert x[:, PLAN_FEATURES.index("cov_related")].tolist() == pytest.approx([0.0, 1 / 3, 1 / 3])

