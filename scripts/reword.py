@@ -7,7 +7,13 @@ the data files (WordNet licence: use, copy and redistribution allowed); this is 
 part of the retriever. Only questions with at least one replacement are written; ids are kept, so the
 original labels score the reworded questions.
 
+`--source embedding` draws the replacement from another resource instead: the nearest word, by the
+offline MiniLM model's cosine, among the whole words of that model's vocabulary (not a form of the word,
+not a schema word of the database). The retriever reads WordNet (index/thesaurus.py) but not those
+neighbours, so this proxy is not inflated by the resource that made it, where the WordNet one is.
+
 Usage: python scripts/reword.py --catalog C --queries Q --labels L --out reworded.jsonl [--seed 13]
+       [--source wordnet|embedding]
 """
 
 from __future__ import annotations
@@ -17,6 +23,8 @@ import json
 import random
 import sys
 from pathlib import Path
+
+import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
@@ -58,6 +66,41 @@ def load_wordnet(root: Path) -> dict[str, list[str]]:
     return out
 
 
+#: Neighbours closer than this are kept (MiniLM cosines of single words); the best 5 are candidates.
+MIN_COSINE = 0.45
+NEIGHBOURS = 5
+
+
+class EmbeddingNeighbours:
+    """Word -> its nearest whole words of the MiniLM vocabulary, by the model's own cosine (cached per word)."""
+
+    def __init__(self) -> None:
+        from retriever.embedders.minilm import MiniLM, find_model_dir
+
+        model_dir = find_model_dir()
+        if model_dir is None:
+            raise SystemExit("reword: the MiniLM model is not installed")
+        self.model = MiniLM(model_dir, batch_size=256)
+        vocab = (model_dir / "vocab.txt").read_text(encoding="utf-8").split()
+        self.words = sorted({w for w in vocab if w.isalpha() and w.islower() and len(w) >= 4 and w not in STOPWORDS})
+        self.vectors = self.model.embed(self.words, "passage")
+        self.cache: dict[str, list[str]] = {}
+
+    def get(self, word: str, _default: list[str]) -> list[str]:
+        if word not in self.cache:
+            q = self.model.embed([word], "query")[0]
+            sims = self.vectors @ q
+            out = []
+            for i in np.argsort(-sims, kind="stable"):
+                w = self.words[i]
+                if sims[i] < MIN_COSINE or len(out) == NEIGHBOURS:
+                    break
+                if stem(w) != stem(word) and w[:4] != word[:4] and word not in w and w not in word:
+                    out.append(w)
+            self.cache[word] = out
+        return self.cache[word]
+
+
 def base_forms(word: str) -> list[tuple[str, str]]:
     """(lemma guess, suffix to put back) for a plural or plain word."""
     out = [(word, "")]
@@ -70,7 +113,7 @@ def base_forms(word: str) -> list[tuple[str, str]]:
     return out
 
 
-def reword(question: str, schema_stems: set[str], avoid: set[str], wordnet: dict[str, list[str]],
+def reword(question: str, schema_stems: set[str], avoid: set[str], wordnet: dict[str, list[str]] | EmbeddingNeighbours,
            rng: random.Random) -> str:
     """Swap each word naming the gold schema (`schema_stems`) for a synonym outside `avoid` (every schema
     word of the database), so a replacement never lands back on the schema's vocabulary."""
@@ -96,6 +139,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--labels", required=True, type=Path)
     ap.add_argument("--out", required=True, type=Path)
     ap.add_argument("--seed", type=int, default=13)
+    ap.add_argument("--source", choices=("wordnet", "embedding"), default="wordnet")
     args = ap.parse_args(argv)
     catalog = load_catalog(args.catalog)
     by_id = {t.table_id: t for t in catalog.tables}
@@ -104,7 +148,7 @@ def main(argv: list[str] | None = None) -> int:
         group_stems.setdefault(t.group, set()).update(tokenize(f"{t.name} {t.description}"))
         for c in t.columns:
             group_stems[t.group].update(tokenize(f"{c.name} {c.description}"))
-    wordnet = load_wordnet(wordnet_dir())
+    wordnet = load_wordnet(wordnet_dir()) if args.source == "wordnet" else EmbeddingNeighbours()
     labels = {row["query_id"]: row for row in read_jsonl(args.labels)}
     rng = random.Random(args.seed)
     written = 0
