@@ -83,14 +83,14 @@ class EmbeddingNeighbours:
         self.model = MiniLM(model_dir, batch_size=256)
         vocab = (model_dir / "vocab.txt").read_text(encoding="utf-8").split()
         self.words = sorted({w for w in vocab if w.isalpha() and w.islower() and len(w) >= 4 and w not in STOPWORDS})
-        self.vectors = self.model.embed(self.words, "passage")
+        self.vectors = self.model.embed(self.words, "document")
         self.cache: dict[str, list[str]] = {}
 
     def get(self, word: str, _default: list[str]) -> list[str]:
         if word not in self.cache:
             q = self.model.embed([word], "query")[0]
             sims = self.vectors @ q
-            out = []
+            out: list[str] = []
             for i in np.argsort(-sims, kind="stable"):
                 w = self.words[i]
                 if sims[i] < MIN_COSINE or len(out) == NEIGHBOURS:
