@@ -151,6 +151,28 @@ def test_build_has_offline_model_channel(bundle: dict[str, Any]) -> None:
     assert done and "dense:local" in done[-1], f"no offline MiniLM channel in the build:\n{stderr[-3000:]}"
     manifest = json.loads((bundle["index_dir"] / "manifest.json").read_text(encoding="utf-8"))
     assert "dense:local" in manifest["channels"]
+    # WordNet came with the dependencies: the related-words map is built.
+    assert manifest["related_words"]["source"] == "WordNet 3.0" and manifest["related_words"]["keys"] > 0
+
+
+def test_a_folder_for_other_pins_is_reinstalled_or_kept(bundle: dict[str, Any]) -> None:
+    if bundle["mode"] != "installed":
+        pytest.skip("the install-into-the-copy case covers it")
+    vendor, env = bundle["vendor"], bundle["env"]
+    pins = (vendor / ".pins").read_text(encoding="utf-8")
+    cmd = ["bash", str(bundle["copy"] / "build.sh"), "--corpus", str(bundle["catalog"]), "--index-dir",
+           str(bundle["index_dir"])]
+    # Pins changed and the wheels are at hand: installed again, stamped with the new pins.
+    (vendor / ".pins").write_text("older pins\n", encoding="utf-8")
+    again = subprocess.run(cmd, env=env, cwd=bundle["work"], capture_output=True, text=True, timeout=900)
+    assert again.returncode == 0 and "holds other pins" in again.stderr, again.stderr[-3000:]
+    assert (vendor / ".pins").read_text(encoding="utf-8") == pins
+    # Pins changed and nothing to install from: the folder there is kept and the build goes on.
+    (vendor / ".pins").write_text("older pins\n", encoding="utf-8")
+    offline = {k: v for k, v in env.items() if k != "PIP_FIND_LINKS"}
+    kept = subprocess.run(cmd, env=offline, cwd=bundle["work"], capture_output=True, text=True, timeout=900)
+    assert kept.returncode == 0 and "keeping the dependencies" in kept.stderr, kept.stderr[-3000:]
+    assert (vendor / "numpy").is_dir() and not list(vendor.parent.glob(".vendor.*/"))
 
 
 def _answer(sp: SearchProcess, query_id: str, question: str) -> bytes:
