@@ -51,28 +51,26 @@ class WordNet:
         self.exceptions: dict[str, str] = {}
         for form, base in _exceptions(root / "noun.exc"):
             self.exceptions.setdefault(form, base)
+        #: Sense counts of verbs and adjectives, and their irregular forms: which words are mostly no nouns.
+        self.other_senses: dict[str, int] = {}
+        self.other_exceptions: dict[str, str] = {}
+        for pos in ("verb", "adj"):
+            for p in _records(root / f"index.{pos}"):
+                self.other_senses[p[0]] = max(self.other_senses.get(p[0], 0), int(p[2]))
+            for form, base in _exceptions(root / f"{pos}.exc"):
+                self.other_exceptions.setdefault(form, base)
         # The offsets count LF line ends; some copies of the files (this package's among them) have CRLF.
-        self.root = root
-        self._other: dict[str, int] | None = None
-        self._exc: dict[str, str] = {}
         self._data = (root / "data.noun").read_bytes().replace(b"\r\n", b"\n")
         self._synsets: dict[int, tuple[list[str], list[tuple[str, int]]]] = {}
 
     def mostly_verb_or_adjective(self, lemma: str) -> bool:
         """Whether a word is more often a verb or adjective than this noun ("lighter" of `light`, "happening"
         of `happen`): the question means those senses, and the map holds noun relations only."""
-        if self._other is None:
-            self._other = {}
-            for pos in ("verb", "adj"):
-                for p in _records(self.root / f"index.{pos}") if (self.root / f"index.{pos}").is_file() else []:
-                    self._other[p[0]] = max(self._other.get(p[0], 0), int(p[2]))
-                for form, base in _exceptions(self.root / f"{pos}.exc"):
-                    self._exc.setdefault(form, base)
-        bases = {lemma, self._exc.get(lemma, "")}
+        bases = {lemma, self.other_exceptions.get(lemma, "")}
         for suffix, cuts in _INFLECTIONS:
             if lemma.endswith(suffix):
                 bases.update(lemma[:-len(suffix)] + add for add in cuts)
-        other = max((self._other.get(b, 0) for b in bases if b), default=0)
+        other = max((self.other_senses.get(b, 0) for b in bases if b), default=0)
         return other > len(self.senses.get(lemma, []))
 
     def synset(self, offset: int) -> tuple[list[str], list[tuple[str, int]]]:
@@ -118,15 +116,16 @@ class WordNet:
 
 
 def _records(path: Path) -> list[list[str]]:
-    """The fields of a WordNet index file's records (lines starting with a space are its licence)."""
+    """The fields of a WordNet index file's records (lines starting with a space are its licence); none when
+    the file is missing (a copy without verbs or adjectives)."""
+    if not path.is_file():
+        return []
     with open(path, encoding="latin-1") as f:
         return [line.split() for line in f if not line.startswith(" ")]
 
 
 def _exceptions(path: Path) -> list[tuple[str, str]]:
-    """(inflected form, base form) pairs of an exception list; none when the file is missing."""
-    if not path.is_file():
-        return []
+    """(inflected form, base form) pairs of an exception list."""
     return [(p[0], p[1]) for p in _records(path) if len(p) >= 2]
 
 
