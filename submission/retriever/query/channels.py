@@ -100,6 +100,11 @@ class Evidence:
     #: an n-gram the term is part of) while the term itself is not in the table ("vocalists" -> `singer`).
     related_hit: np.ndarray = field(default_factory=lambda: np.zeros((0, 0), dtype=np.bool_))
 
+    def related(self) -> np.ndarray:
+        """related_hit as (terms, tables); zeros for evidence made without it (hand-made, or channel off)."""
+        rel = self.related_hit
+        return rel if rel.shape == self.schema_hit.shape else np.zeros(self.schema_hit.shape, dtype=np.bool_)
+
 
 def standardise(x: np.ndarray) -> np.ndarray:
     """Scores as z-values over the catalog for this question: what a model's cosines mean differs by model

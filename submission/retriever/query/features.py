@@ -59,12 +59,6 @@ def _term_weights(ev: Evidence) -> np.ndarray:
     return ev.idf / ev.idf.sum() if ev.idf.size and ev.idf.sum() > 0 else ev.idf
 
 
-def _related(ev: Evidence) -> np.ndarray:
-    """The thesaurus hits as (terms, tables), zeros when the evidence has none."""
-    rel = ev.related_hit
-    return rel if rel.shape == ev.schema_hit.shape else np.zeros(ev.schema_hit.shape, dtype=np.bool_)
-
-
 def _entity(ev: Evidence) -> np.ndarray:
     """Terms of quoted or capitalised names: values, whose related words ("Express" -> "train") mean nothing."""
     return ev.entity if ev.entity.shape == ev.idf.shape else np.zeros(ev.idf.shape, dtype=np.bool_)
@@ -124,7 +118,7 @@ def group_features(ev: Evidence, gi: GroupIndex) -> np.ndarray:
     # word. Only those: a word some database does hold ("singer") is the schema's own, and its relatives
     # elsewhere ("artist") are other things.
     foreign = (w * ((n_held == 0) & ~_entity(ev))).astype(np.float32)
-    related = foreign @ gi.reduce_max(_related(ev).astype(np.float32)) if w.size else np.zeros(gi.size.size)
+    related = foreign @ gi.reduce_max(ev.related().astype(np.float32)) if w.size else np.zeros(gi.size.size)
     cols = [cov_schema, cov_all, cov_name, _inv_rank(cov_all), bm, _inv_rank(bm), fmax, _top2_mean(fused, gi),
             _inv_rank(fmax), dt, dc, d2, drank, dg, dgrank, gi.reduce_max(ev.name_match), ev.group_name_match,
             (gi.reduce_max(ev.phrase_hits) > 0).astype(np.float32), np.log(gi.size.astype(np.float32)),
@@ -152,7 +146,7 @@ def plan_features(ev: Evidence, plans: Sequence[Plan], group_members: Sequence[i
     cov_all = direct @ w64 if w.size else np.zeros(len(plans))
     cov_schema = ((maski @ schema.T.astype(np.int32)) > 0) @ w64 if w.size else np.zeros(len(plans))
     # Related words count for the terms the group does not hold at all (see group_features).
-    rel = _related(ev)[:, members] & (~hit_all.any(axis=1) & ~_entity(ev))[:, None]
+    rel = ev.related()[:, members] & (~hit_all.any(axis=1) & ~_entity(ev))[:, None]
     cov_rel = ((maski @ rel.T.astype(np.int32)) > 0) @ w64 if w.size else np.zeros(len(plans))
     name = ev.name_match[members]
     rel = ev.fused[members] / max(float(ev.fused[members].max()), 1e-9)
