@@ -17,7 +17,7 @@ import os
 import pickle
 import sys
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -30,7 +30,10 @@ from retriever.answer.evaluation import covered, read_jsonl  # noqa: E402
 from retriever.config import Settings  # noqa: E402
 from retriever.index import registry  # noqa: E402
 from retriever.index.store import load_index  # noqa: E402
-from retriever.query import plans  # noqa: E402
+from retriever.query import (
+    plans,  # noqa: E402
+    relevance,  # noqa: E402
+)
 from retriever.query.channels import Evidence  # noqa: E402
 from retriever.query.features import (  # noqa: E402
     CONFIDENCE_FEATURES,
@@ -41,9 +44,12 @@ from retriever.query.features import (  # noqa: E402
 )
 from retriever.query.model import WEIGHTS_PATH, WEIGHTS_VERSION, SoftmaxModel, fit_softmax  # noqa: E402
 from retriever.query.planner import Models, Options, Planner  # noqa: E402
+from retriever.query.relevance import TABLE_FEATURES, table_features  # noqa: E402
 from retriever.runtime import query_embedders  # noqa: E402
 
 MODELS = ("group", "plan", "group_lexical", "plan_lexical")
+#: Fitted first: their scores pick the candidate plans and feed the plan features.
+TABLE_MODELS = ("table", "table_lexical")
 #: The largest plan an answer of 5 tables can cover; bigger gold plans are left out of fitting.
 MAX_TABLES = 5
 SEED = 13
@@ -71,20 +77,30 @@ class TrainingSet:
     questions: list[Question]
     #: The catalog's index folder: sets on one catalog (a set and its reworded copy) share database folds.
     source: str = ""
-    #: query id -> model -> its training row (features, gold position), made once and reused by every fold.
-    rows: dict[str, dict[str, tuple[np.ndarray, int]]] = field(default_factory=dict)
+    #: query id -> group and table model -> its training rows (features, gold position), made once and reused
+    #: by every fold (plan rows depend on the fold's table model).
+    rows: dict[str, dict[str, list[tuple[np.ndarray, int]]]] = field(default_factory=dict)
 
-    def training_rows(self, q: Question) -> dict[str, tuple[np.ndarray, int]]:
+    def training_rows(self, q: Question) -> dict[str, list[tuple[np.ndarray, int]]]:
         if q.query_id not in self.rows:
-            got: dict[str, tuple[np.ndarray, int]] = {}
+            got: dict[str, list[tuple[np.ndarray, int]]] = {}
+            members = self.planner.members[q.group]
+            gold = [members.index(t) for t in q.tables]
             for suffix, ev in (("", q.ev), ("_lexical", q.ev_lexical)):
-                got["group" + suffix] = (group_features(ev, self.planner.groups), q.group)
-                plans, feats = self.planner.plan_matrix(ev, q.group)
-                gold = [i for i, p in enumerate(plans) if p.tables == q.tables]
-                if gold:
-                    got["plan" + suffix] = (feats, gold[0])
+                got["group" + suffix] = [(group_features(ev, self.planner.groups), q.group)]
+                got["table" + suffix] = relevance.training_rows(
+                    table_features(ev, members, self.planner.shape), gold)
             self.rows[q.query_id] = got
         return self.rows[q.query_id]
+
+    def plan_rows(self, q: Question, planner: Planner) -> dict[str, list[tuple[np.ndarray, int]]]:
+        """The gold plan among `planner`'s candidates (which depend on its table models), if it is there."""
+        got: dict[str, list[tuple[np.ndarray, int]]] = {}
+        for suffix, ev in (("", q.ev), ("_lexical", q.ev_lexical)):
+            plans, feats = planner.plan_matrix(ev, q.group)
+            gold = [i for i, p in enumerate(plans) if p.tables == q.tables]
+            got["plan" + suffix] = [(feats, gold[0])] if gold else []
+        return got
 
 
 def usable(label: dict[str, Any], known: set[str]) -> bool:
@@ -140,27 +156,43 @@ def load_set(spec: str, settings: Settings, opts: Options, every: int, cache: Pa
     return TrainingSet(name, planner, out, str(index_dir))
 
 
-def samples(sets: Iterable[TrainingSet], keep: set[tuple[str, str]] | None = None
-            ) -> tuple[dict[str, list[tuple[np.ndarray, int]]], int, int]:
-    """Training samples for the four models; `keep` restricts to (set, database) pairs (a CV fold)."""
-    out: dict[str, list[tuple[np.ndarray, int]]] = {k: [] for k in MODELS}
-    found = total = 0
-    for ts in sets:
-        for q in ts.questions:
-            if keep is not None and (ts.source, q.db) not in keep:
-                continue
-            total += 1
-            rows = ts.training_rows(q)
-            found += int("plan" in rows)
-            for name, row in rows.items():
-                out[name].append(row)
-    return out, found, total
+@dataclass
+class Fitted:
+    models: Models
+    #: The training rows of every model, and how many questions had their gold plan among the candidates.
+    data: dict[str, list[tuple[np.ndarray, int]]]
+    found: int
+    total: int
 
 
-def fit_all(data: dict[str, list[tuple[np.ndarray, int]]], confidence: SoftmaxModel | None = None) -> Models:
-    m = {name: fit_softmax(data[name], GROUP_FEATURES if name.startswith("group") else PLAN_FEATURES)
-         for name in MODELS}
-    return Models(m["group"], m["plan"], m["group_lexical"], m["plan_lexical"], confidence)
+def _features(name: str) -> tuple[str, ...]:
+    return {"group": GROUP_FEATURES, "plan": PLAN_FEATURES, "table": TABLE_FEATURES}[name.split("_")[0]]
+
+
+def fit_models(sets: Sequence[TrainingSet], keep: set[tuple[str, str]] | None = None,
+               off: frozenset[str] = frozenset(), tables: bool = True, confidence: SoftmaxModel | None = None
+               ) -> Fitted:
+    """Table models first, then group and plan models on the candidates they pick; `keep` restricts training
+    to (set, database) pairs (a CV fold), `off` lists features trained as zero, and without `tables` the
+    fused rank orders a group's tables."""
+    chosen = [(ts, q) for ts in sets for q in ts.questions if keep is None or (ts.source, q.db) in keep]
+    data: dict[str, list[tuple[np.ndarray, int]]] = {k: [] for k in (*TABLE_MODELS, *MODELS)}
+    for ts, q in chosen:
+        for name, rows in ts.training_rows(q).items():
+            data[name].extend(rows)
+    got = {name: fit_softmax(zeroed(data[name], _features(name), off), _features(name)) for name in TABLE_MODELS}
+    table, table_lexical = (got["table"], got["table_lexical"]) if tables else (None, None)
+    first = replace(Models.uniform(), table=table, table_lexical=table_lexical)
+    found = 0
+    for ts, q in chosen:
+        plan_rows = ts.plan_rows(q, ts.planner.with_models(first))
+        found += int(bool(plan_rows["plan"]))
+        for name, got_rows in plan_rows.items():
+            data[name].extend(got_rows)
+    got.update({name: fit_softmax(zeroed(data[name], _features(name), off), _features(name)) for name in MODELS})
+    models = Models(got["group"], got["plan"], got["group_lexical"], got["plan_lexical"], confidence, table,
+                    table_lexical)
+    return Fitted(models, data, found, len(chosen))
 
 
 def fit_confidence(outcomes: Sequence[Outcome]) -> SoftmaxModel:
@@ -214,7 +246,7 @@ def judge(ts: TrainingSet, planner: Planner, q: Question, opts: Options) -> Outc
 
 
 #: Retrained ablations (`--cv K --ablate PIECE`): what switching one new piece off costs on held-out folds.
-ABLATIONS = ("entity_home", "five_tables", "bird_training", "reworded_training")
+ABLATIONS = ("entity_home", "five_tables", "bird_training", "reworded_training", "table_relevance")
 
 
 def ablate(sets: Sequence[TrainingSet], piece: str, opts: Options) -> tuple[Options, frozenset[str]]:
@@ -222,7 +254,9 @@ def ablate(sets: Sequence[TrainingSet], piece: str, opts: Options) -> tuple[Opti
     training sets left out (they are still evaluated). Returns the options and the sets not trained on."""
     off: set[str] = set()
     skip: set[str] = set()
-    if piece == "entity_home":
+    if piece == "table_relevance":  # cross_validate leaves the table models out
+        off = {"tab_sum", "tab_min", "tab_out"}
+    elif piece == "entity_home":
         off = {"entity_home"}
     elif piece == "five_tables":
         off = {"size5"}
@@ -234,15 +268,11 @@ def ablate(sets: Sequence[TrainingSet], piece: str, opts: Options) -> tuple[Opti
     return replace(opts, disabled_features=opts.disabled_features | frozenset(off)), frozenset(skip)
 
 
-def zeroed(data: dict[str, list[tuple[np.ndarray, int]]], off: frozenset[str]
-           ) -> dict[str, list[tuple[np.ndarray, int]]]:
+def zeroed(rows: list[tuple[np.ndarray, int]], names: Sequence[str], off: frozenset[str]
+           ) -> list[tuple[np.ndarray, int]]:
     """Training without a feature: its column is zero, so its weight fits to nothing."""
-    out = {}
-    for name, rows in data.items():
-        names = GROUP_FEATURES if name.startswith("group") else PLAN_FEATURES
-        cols = [i for i, n in enumerate(names) if n in off]
-        out[name] = rows if not cols else [(_without(x, cols), y) for x, y in rows]
-    return out
+    cols = [i for i, n in enumerate(names) if n in off]
+    return rows if not cols else [(_without(x, cols), y) for x, y in rows]
 
 
 def _without(x: np.ndarray, cols: list[int]) -> np.ndarray:
@@ -251,13 +281,13 @@ def _without(x: np.ndarray, cols: list[int]) -> np.ndarray:
     return x
 
 
-def cross_validate(sets: Sequence[TrainingSet], k: int, opts: Options, skip: frozenset[str] = frozenset()
-                   ) -> list[Outcome]:
+def cross_validate(sets: Sequence[TrainingSet], k: int, opts: Options, skip: frozenset[str] = frozenset(),
+                   tables: bool = True) -> list[Outcome]:
     outcomes: list[Outcome] = []
     for i, held in enumerate(folds(sets, k)):
         train = {db for j, f in enumerate(folds(sets, k)) if j != i for db in f}
-        data, _, _ = samples([ts for ts in sets if ts.name not in skip], train)
-        models = fit_all(zeroed(data, opts.disabled_features))
+        models = fit_models([ts for ts in sets if ts.name not in skip], train, opts.disabled_features,
+                            tables).models
         for ts in sets:
             planner = ts.planner.with_models(models)
             outcomes.extend(judge(ts, planner, q, opts) for q in ts.questions if (ts.source, q.db) in held)
@@ -317,8 +347,8 @@ def evidence_digest() -> str:
 def code_digest() -> str:
     """Which code the weights were fitted with: a hash of the package sources that make features and plans."""
     return _digest(("query/channels.py", "index/registry.py", "query/features.py", "query/plans.py",
-                    "query/planner.py", "query/model.py", "index/documents.py", "index/text.py", "query/fusion.py",
-                    "index/lexical.py", "index/thesaurus.py"))
+                    "query/relevance.py", "query/planner.py", "query/model.py", "index/documents.py", "index/text.py",
+                    "query/fusion.py", "index/lexical.py", "index/thesaurus.py"))
 
 
 def _digest(names: Sequence[str]) -> str:
@@ -344,7 +374,7 @@ def main(argv: list[str] | None = None) -> int:
     sets = [load_set(s, settings, opts, args.every, args.evidence_cache) for s in args.set]
     if args.cv:
         cv_opts, skip = ablate(sets, args.ablate, opts) if args.ablate else (opts, frozenset())
-        outcomes = cross_validate(sets, args.cv, cv_opts, skip)
+        outcomes = cross_validate(sets, args.cv, cv_opts, skip, tables=args.ablate != "table_relevance")
         print("\n".join(report(outcomes)))
         probs, lines = calibration(outcomes, args.cv)
         print("\n".join(lines))
@@ -355,12 +385,11 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     # The confidence calibration needs out-of-fold answers: a 5-fold pass first, then the full fit.
     conf = fit_confidence(cross_validate(sets, CALIBRATION_FOLDS, opts))
-    data, found, total = samples(sets)
-    print(f"fit: gold plan among candidates for {found}/{total} questions", file=sys.stderr)
-    models = fit_all(data, conf)
-    fitted = {name: getattr(models, name) for name in MODELS}
+    got = fit_models(sets, confidence=conf)
+    print(f"fit: gold plan among candidates for {got.found}/{got.total} questions", file=sys.stderr)
+    fitted = {name: getattr(got.models, name) for name in (*TABLE_MODELS, *MODELS)}
     for name, m in fitted.items():
-        acc = np.mean([int(np.argmax(m.logits(x)) == y) for x, y in data[name]])
+        acc = np.mean([int(np.argmax(m.logits(x)) == y) for x, y in got.data[name]])
         print(f"fit: {name} model train top-1 accuracy {acc:.4f}", file=sys.stderr)
     out = {"version": WEIGHTS_VERSION, "fitted_on": {ts.name: len(ts.questions) for ts in sets},
            "every": args.every, "code": code_digest(), "channels": sets[0].planner.index.channels,

@@ -138,7 +138,8 @@ def test_dense_scores_count_more_when_no_database_explains_the_question() -> Non
 
 def test_plan_features_by_hand() -> None:
     plans = [Plan(0, (0,), (), True), Plan(0, (1,), (), True), Plan(0, (0, 1), (0,), True)]
-    x = plan_features(_hand_evidence(), plans, [0, 1], np.asarray([True, False, False]))
+    relevance = np.asarray([0.0, -2.0])  # table 0 is the group's likeliest, table 1 has odds e^-2 below it
+    x = plan_features(_hand_evidence(), plans, [0, 1], np.asarray([True, False, False]), relevance)
     got = dict(zip(PLAN_FEATURES, x.T.tolist(), strict=True))
     want = {
         "size1": [1, 1, 0], "size2": [0, 0, 1], "n_joins": [0, 0, 1],
@@ -146,6 +147,8 @@ def test_plan_features_by_hand() -> None:
         "name_sum": [1, 0, 1], "name_out": [0, 1, 0],
         "rel_sum": [1.0, 0.5, 1.5], "rel_min": [1.0, 0.5, 0.5], "rel_out": [0.5, 1.0, 0.0],
         "n_bridge": [0, 1, 1],  # table 1 matches nothing: in a plan it is a bridge
+        "tab_sum": [0.0, -2.0, -2.0], "tab_min": [0.0, -2.0, -2.0],
+        "tab_out": [-2.0, 0.0, -20.0],  # nothing left out of the whole group: the floor
     }
     for name, values in want.items():
         assert got[name] == pytest.approx(values), name
@@ -159,7 +162,7 @@ def test_a_named_value_nobody_explains_wants_a_table_with_names() -> None:
                   ev.fused, ev.group_bm25, group_name_match=ev.group_name_match,
                   entity=np.asarray([False, True]))  # the second term, held by no table of group 0
     plans = [Plan(0, (0,), (), True), Plan(0, (1,), (), True)]
-    x = plan_features(ev, plans, [0, 1], np.asarray([True, False, False]))
+    x = plan_features(ev, plans, [0, 1], np.asarray([True, False, False]), np.zeros(2))
     assert x[:, PLAN_FEATURES.index("entity_home")].tolist() == [1.0, 0.0]
 
 
@@ -174,5 +177,5 @@ def test_related_words_count_only_for_terms_no_database_holds() -> None:
     # t0's relatives in group 1 do not count (a database holds t0 itself); t2 is a name, not a word.
     assert got["cov_related"].tolist() == pytest.approx([1 / 3, 1 / 3])
     plans = [Plan(0, (0,), (), True), Plan(0, (1,), (), True), Plan(0, (0, 1), (0,), True)]
-    x = plan_features(ev, plans, [0, 1], np.asarray([True, False, False]))
+    x = plan_features(ev, plans, [0, 1], np.asarray([True, False, False]), np.zeros(2))
     assert x[:, PLAN_FEATURES.index("cov_related")].tolist() == pytest.approx([0.0, 1 / 3, 1 / 3])

@@ -29,17 +29,20 @@ def mini_set(mini_index_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> 
 
 
 def test_training_rows_are_what_serving_scores(mini_set: fit.TrainingSet) -> None:
-    data, found, total = fit.samples([mini_set])
-    assert total == len(mini_set.questions) == 15
-    assert found == len(data["plan"]) >= 12
-    rows = iter(data["plan"])
+    got = fit.fit_models([mini_set])
+    assert got.total == len(mini_set.questions) == 15
+    assert got.found == len(got.data["plan"]) >= 12
+    assert got.models.table is not None and len(got.data["table"]) >= 10
+    # Plan rows come from candidates the fitted table model picked: a planner serving with it sees the same.
+    planner = mini_set.planner.with_models(got.models)
+    rows = iter(got.data["plan"])
     for q in mini_set.questions:
-        served, _ = mini_set.planner.group_plans(q.ev, q.group, Options())
+        served, _ = planner.group_plans(q.ev, q.group, Options())
         gold = [i for i, p in enumerate(served) if p.tables == q.tables]
         if not gold:
             continue
         feats, label = next(rows)
-        _, serving_feats = mini_set.planner.plan_matrix(q.ev, q.group)
+        _, serving_feats = planner.plan_matrix(q.ev, q.group)
         assert label == gold[0]
         np.testing.assert_array_equal(feats, serving_feats)
 
@@ -66,11 +69,11 @@ def test_training_candidates_are_the_servers_on_a_sample(mini_set: fit.TrainingS
         _assert_same_evidence(q.ev, answer.evidence)
         _assert_same_evidence(q.ev_lexical, answer.evidence)  # a lexical-only index: the two are one
         plans, feats = served_by.planner.plan_matrix(answer.evidence, q.group)
-        rows = mini_set.training_rows(q)
-        np.testing.assert_array_equal(rows["group"][0], group_features(answer.evidence, served_by.planner.groups))
-        if "plan" in rows:
-            np.testing.assert_array_equal(rows["plan"][0], feats)
-            assert plans[rows["plan"][1]].tables == q.tables
+        (group_row, _), = mini_set.training_rows(q)["group"]
+        np.testing.assert_array_equal(group_row, group_features(answer.evidence, served_by.planner.groups))
+        for plan_row, gold in mini_set.plan_rows(q, served_by.planner)["plan"]:
+            np.testing.assert_array_equal(plan_row, feats)
+            assert plans[gold].tables == q.tables
         group = served_by.index.groups[q.group]
         if group in answer.group_probs:  # the answer scored this group's plans: exactly the candidates
             scored = sorted(s.plan.tables for s in answer.plans if s.plan.group == q.group)

@@ -20,7 +20,8 @@ GROUP_FEATURES = (
 PLAN_FEATURES = (
     "size1", "size2", "size3", "size4", "size5", "unjoined", "n_joins", "cov_all", "cov_schema",
     "name_sum", "name_out", "rel_sum", "rel_min", "rel_out", "n_bridge", "phrase_in", "phrase_out", "dense_min",
-    "dense_out", "dcol_min", "dcol_out", "entity_home", "cov_related",
+    "dense_out", "dcol_min", "dcol_out", "entity_home", "cov_related", "tab_sum", "tab_min",
+    "tab_out",
 )
 
 #: What the confidence calibration reads: the model's own expected coverage and top group probability (as
@@ -126,10 +127,11 @@ def group_features(ev: Evidence, gi: GroupIndex) -> np.ndarray:
     return np.stack(cols, axis=1).astype(np.float32)
 
 
-def plan_features(ev: Evidence, plans: Sequence[Plan], group_members: Sequence[int], named: np.ndarray
-                  ) -> np.ndarray:
+def plan_features(ev: Evidence, plans: Sequence[Plan], group_members: Sequence[int], named: np.ndarray,
+                  relevance: np.ndarray) -> np.ndarray:
     """(plans, PLAN_FEATURES) matrix for plans of one group whose tables are `group_members`; `named` marks
-    the tables with a name or title column (where a quoted or capitalised value of the question would live)."""
+    the tables with a name or title column (where a quoted or capitalised value of the question would live);
+    `relevance` is the table score of the sorted members, as log-odds below the group's best table."""
     members = np.asarray(sorted(group_members), dtype=np.int64)
     pos = {int(t): i for i, t in enumerate(members)}
     mask = np.zeros((len(plans), members.size), dtype=np.bool_)
@@ -168,13 +170,20 @@ def plan_features(ev: Evidence, plans: Sequence[Plan], group_members: Sequence[i
         _masked_min(rel, mask), out_max(rel, outside), (mask & ~matched).sum(axis=1),
         (mask & (phrase > 0)).sum(axis=1),
         out_max(phrase, outside), _masked_min(dm, mask), out_max(dm, outside), _masked_min(dc, mask),
-        out_max(dc, outside), home, cov_rel,
+        out_max(dc, outside), home, cov_rel, (mask * relevance).sum(axis=1), _masked_min(relevance, mask),
+        _masked_max_neg(relevance, outside),
     ]
     return np.stack([np.asarray(f, dtype=np.float32) for f in feats], axis=1)
 
 
 def _masked_max(x: np.ndarray, mask: np.ndarray) -> np.ndarray:
     return np.where(mask, x[None, :], -np.inf).max(axis=1, initial=-np.inf).clip(min=0.0)
+
+
+def _masked_max_neg(x: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """Best of non-positive scores under the mask; a low floor when the mask is empty."""
+    m = np.where(mask, x[None, :], -np.inf).max(axis=1, initial=-np.inf)
+    return np.where(np.isfinite(m), m, -20.0).clip(min=-20.0)
 
 
 def _masked_min(x: np.ndarray, mask: np.ndarray) -> np.ndarray:

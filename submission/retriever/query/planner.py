@@ -26,6 +26,7 @@ from .features import (
 )
 from .model import SoftmaxModel
 from .plans import Plan, enumerate_plans, plan_pool
+from .relevance import TABLE_FEATURES, TableShape, table_features
 from .selection import N_TABLES, Candidate, Selection, select
 
 #: Groups whose plans compete for the answer, and the probability mass after which we stop adding groups.
@@ -44,14 +45,17 @@ class Options:
 
 @dataclass(frozen=True)
 class Models:
-    """The fitted models: group and plan choice with embedding channels live and without any, and the
-    calibration of the answer's confidence (None: the raw expected coverage is shown)."""
+    """The fitted models: group, table and plan choice with embedding channels live and without any, and the
+    calibration of the answer's confidence (None: the raw expected coverage is shown). Without table models
+    the fused rank orders a group's tables."""
 
     group: SoftmaxModel
     plan: SoftmaxModel
     group_lexical: SoftmaxModel
     plan_lexical: SoftmaxModel
     confidence: SoftmaxModel | None = None
+    table: SoftmaxModel | None = None
+    table_lexical: SoftmaxModel | None = None
 
     @classmethod
     def uniform(cls) -> Models:
@@ -81,7 +85,8 @@ class Answer:
 def switches(channels: Sequence[str]) -> tuple[str, ...]:
     """Names `Options` can switch off for an index with these manifest channels: channels, then features."""
     chans = registry.channel_switches(channels)
-    return (*chans, *GROUP_FEATURES, *dict.fromkeys(f for f in PLAN_FEATURES if f not in GROUP_FEATURES))
+    return (*chans, *GROUP_FEATURES, *dict.fromkeys(f for f in PLAN_FEATURES if f not in GROUP_FEATURES),
+            *TABLE_FEATURES)
 
 
 class Planner:
@@ -97,6 +102,8 @@ class Planner:
             sorted(int(t) for t in self.groups.perm[s:s + n])
             for s, n in zip(self.groups.start, self.groups.size, strict=True)
         ]
+        self.shape = TableShape.from_graph(index.graph, index.table_group, np.diff(self.layout.col_start),
+                                           index.named)
 
     @property
     def layout(self) -> Layout:
@@ -117,23 +124,41 @@ class Planner:
         embedded = registry.any_embedded(ev.scores)
         return (m.group, m.plan) if embedded else (m.group_lexical, m.plan_lexical)
 
+    def table_model(self, ev: Evidence) -> SoftmaxModel | None:
+        m = self.fitted
+        return m.table if registry.any_embedded(ev.scores) else m.table_lexical
+
+    def relevance(self, ev: Evidence, g: int, opts: Options | None = None) -> np.ndarray:
+        """Log-odds of group g's tables (sorted) being in the plan, relative to its best table (so <= 0)."""
+        members = self.members[g]
+        model = self.table_model(ev)
+        if model is None:
+            fused = ev.fused[members]
+            score = np.log(np.maximum(fused / max(float(fused.max()), 1e-9), 1e-6))
+        else:
+            off = opts.disabled_features if opts is not None else frozenset()
+            score = model.logits(table_features(ev, members, self.shape), off)
+        return (score - score.max()).astype(np.float64)
+
     def group_probs(self, ev: Evidence, opts: Options) -> np.ndarray:
         return self.models(ev)[0].probs(group_features(ev, self.groups), opts.disabled_features)
 
-    def candidates(self, ev: Evidence, g: int) -> list[Plan]:
+    def candidates(self, ev: Evidence, g: int, relevance: np.ndarray) -> list[Plan]:
         """The plans of group g worth scoring: what serving scores and what training fits on."""
         members = self.members[g]
+        rel = dict(zip(members, relevance.tolist(), strict=True))
         forced = [t for t in members if ev.name_match[t] >= 1.0 or ev.phrase_hits[t] > 0]
-        pool = plan_pool(members, ev.fused, self.index.graph, forced)
-        return enumerate_plans(g, pool, ev.fused, self.index.graph)
+        pool = plan_pool(members, rel, self.index.graph, forced)
+        return enumerate_plans(g, pool, rel, self.index.graph)
 
-    def plan_matrix(self, ev: Evidence, g: int) -> tuple[list[Plan], np.ndarray]:
+    def plan_matrix(self, ev: Evidence, g: int, opts: Options | None = None) -> tuple[list[Plan], np.ndarray]:
         """Group g's candidate plans and their features: the one place serving and training get them."""
-        plans = self.candidates(ev, g)
-        return plans, plan_features(ev, plans, self.members[g], self.index.named)
+        relevance = self.relevance(ev, g, opts)
+        plans = self.candidates(ev, g, relevance)
+        return plans, plan_features(ev, plans, self.members[g], self.index.named, relevance)
 
     def group_plans(self, ev: Evidence, g: int, opts: Options) -> tuple[list[Plan], np.ndarray]:
-        plans, feats = self.plan_matrix(ev, g)
+        plans, feats = self.plan_matrix(ev, g, opts)
         return plans, self.models(ev)[1].probs(feats, opts.disabled_features)
 
     def answer(self, question: str, query_vectors: Mapping[str, np.ndarray] | None = None,
@@ -194,7 +219,9 @@ def default_models(path: Path | None = None) -> Models:
     if not path.exists():
         return Models.uniform()
     m = load_models(path)
-    names = {"group": GROUP_FEATURES, "plan": PLAN_FEATURES, "confidence": CONFIDENCE_FEATURES}
+    names = {"group": GROUP_FEATURES, "plan": PLAN_FEATURES, "table": TABLE_FEATURES,
+             "confidence": CONFIDENCE_FEATURES}
     got = {k: SoftmaxModel.from_json(v, names[k.split("_")[0]]) for k, v in m.items()}  # type: ignore[arg-type]
     return Models(got["group"], got["plan"], got.get("group_lexical", got["group"]),
-                  got.get("plan_lexical", got["plan"]), got.get("confidence"))
+                  got.get("plan_lexical", got["plan"]), got.get("confidence"), got.get("table"),
+                  got.get("table_lexical", got.get("table")))

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from itertools import combinations
 
 import networkx as nx
-import numpy as np
 
 MAX_PLAN_TABLES = 5
 #: Tables of a group considered for plans, by relevance; bridges on paths between them are added.
@@ -33,7 +32,7 @@ class Plan:
     connected: bool
 
 
-def plan_pool(members: Sequence[int], relevance: np.ndarray, graph: nx.MultiGraph,
+def plan_pool(members: Sequence[int], relevance: Mapping[int, float], graph: nx.MultiGraph,
               forced: Sequence[int] = ()) -> list[int]:
     """The group's most relevant tables plus the bridges that connect the best of them."""
     if len(members) <= POOL_SIZE:
@@ -53,7 +52,8 @@ def plan_pool(members: Sequence[int], relevance: np.ndarray, graph: nx.MultiGrap
     return sorted(pool)
 
 
-def enumerate_plans(group: int, pool: Sequence[int], relevance: np.ndarray, graph: nx.MultiGraph) -> list[Plan]:
+def enumerate_plans(group: int, pool: Sequence[int], relevance: Mapping[int, float], graph: nx.MultiGraph
+                    ) -> list[Plan]:
     """All subsets of the pool up to MAX_PLAN_TABLES connected by relationships, and unjoined pairs of its top
     tables."""
     sub = nx.Graph(graph.subgraph(pool))
