@@ -93,7 +93,7 @@ def test_text_output_has_a_legend_for_every_term_it_prints(retriever: Retriever)
     text = retriever.search(REAL).explain()
     body, legend = text.split("\nlegend:\n")
     for term in ("confidence", "groups", "question terms", "p=", "plan of", "terms", "values", "name match",
-                 "ranks", "plan mass", "quoted value"):
+                 "ranks", "relevance", "plan mass", "quoted value"):
         assert term in body
         assert any(term in key for key, _ in LEGEND), term
     assert "1. flight_1.certificate  p=" in body

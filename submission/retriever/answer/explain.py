@@ -35,6 +35,12 @@ def _table_evidence(planner: Planner, answer: Answer, t: int) -> list[str]:
             chan.append(f"{name}#{r}")
     if chan:
         parts.append("ranks " + " ".join(chan))
+    g = int(planner.index.table_group[t])
+    members = planner.members[g]
+    if len(members) > 1:
+        rel = planner.relevance(ev, g)
+        order = sorted(range(len(members)), key=lambda i: (-rel[i], members[i]))
+        parts.append(f"relevance {order.index(members.index(t)) + 1} of {len(members)} in its database")
     return parts
 
 
@@ -80,6 +86,8 @@ LEGEND = (
     ("terms / values", "question terms found in the table's schema text / only in its sample values"),
     ("quoted value", "a question phrase equal to one of the table's sample values"),
     ("name match", "share of the table name's words that occur in the question"),
+    ("relevance K of N", "the table's place among its database's N tables by the fitted table relevance, "
+                         "which picks the tables plans are made of"),
     ("ranks", f"the table's rank in each evidence channel: {registry.evidence_legend()}"),
     ("plan mass", "on a join: summed probability of the plans inside the answer that need it"),
     ("(unjoined)", "a plan of tables with no catalog relationship between them"),
