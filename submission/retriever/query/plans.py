@@ -14,7 +14,8 @@ POOL_SIZE = 7
 #: Top tables between which bridge paths are added.
 BRIDGE_SEEDS = 4
 MAX_BRIDGE_EDGES = 3
-UNJOINED_SEEDS = 4
+#: Most relevant tables whose pairs are plans even without a relationship (BIRD leaves many keys undeclared).
+UNJOINED_SEEDS = 5
 #: Bounds that keep one question's work small in a group of thousands of tables (a warehouse schema with
 #: no database split): at most this many name- or value-matched tables join the pool, and enumeration stops
 #: after this many plans (smallest first, so every 1- and 2-table plan of the pool comes before any cut).
