@@ -5,7 +5,7 @@ from __future__ import annotations
 import networkx as nx
 import numpy as np
 
-from retriever.query.plans import MAX_PLAN_TABLES, enumerate_plans
+from retriever.query.plans import MAX_PLAN_TABLES, UNJOINED_SEEDS, enumerate_plans
 
 
 def _graph(n: int, edges: list[tuple[int, int]]) -> nx.MultiGraph:
@@ -25,9 +25,10 @@ def test_plans_reach_five_tables_along_relationships_only() -> None:
     assert five.connected and five.joins == (0, 1, 2, 3)
     assert plans[(3, 4)].joins == (3,)
     assert all(len(t) <= 5 for t in plans)
-    # 5 joins no plan along relationships and is not among the top 4 tables, so it forms no unjoined pair:
-    # it stands alone.
+    # 5 joins no plan along relationships and is not among the top UNJOINED_SEEDS (5) tables, so it forms no
+    # unjoined pair: it stands alone. The top five pair up wherever no relationship joins them.
+    assert UNJOINED_SEEDS == 5
     assert [t for t in plans if 5 in t] == [(5,)]
     unjoined = {t for t, p in plans.items() if not p.connected}
-    assert unjoined == {(0, 2), (0, 3), (1, 3)}
+    assert unjoined == {(0, 2), (0, 3), (0, 4), (1, 3), (1, 4), (2, 4)}
     assert all(plans[t].joins == () for t in unjoined)
