@@ -30,10 +30,7 @@ from retriever.answer.evaluation import covered, read_jsonl  # noqa: E402
 from retriever.config import Settings  # noqa: E402
 from retriever.index import registry  # noqa: E402
 from retriever.index.store import load_index  # noqa: E402
-from retriever.query import (
-    plans,  # noqa: E402
-    relevance,  # noqa: E402
-)
+from retriever.query import plans, relevance  # noqa: E402
 from retriever.query.channels import Evidence  # noqa: E402
 from retriever.query.features import (  # noqa: E402
     CONFIDENCE_FEATURES,
@@ -88,8 +85,8 @@ class TrainingSet:
             gold = [members.index(t) for t in q.tables]
             for suffix, ev in (("", q.ev), ("_lexical", q.ev_lexical)):
                 got["group" + suffix] = [(group_features(ev, self.planner.groups), q.group)]
-                got["table" + suffix] = relevance.training_rows(
-                    table_features(ev, members, self.planner.shape), gold)
+                feats = table_features(ev, members, self.planner.shape)
+                got["table" + suffix] = relevance.training_rows(feats, gold)
             self.rows[q.query_id] = got
         return self.rows[q.query_id]
 

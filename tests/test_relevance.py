@@ -32,8 +32,7 @@ def _shape() -> TableShape:
     g.add_edge(0, 1, rel=0)
     g.add_edge(0, 2, rel=1)
     g.add_edge(0, 0, rel=2)  # a self-reference joins nothing else
-    return TableShape.from_graph(g, np.zeros(4, dtype=np.int64), np.asarray([3, 1, 0, 7]),
-                                 np.asarray([True, False, False, False]))
+    return TableShape.from_graph(g, np.asarray([3, 1, 0, 7]), np.asarray([True, False, False, False]))
 
 
 def test_table_features_by_hand() -> None:

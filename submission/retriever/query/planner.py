@@ -102,8 +102,7 @@ class Planner:
             sorted(int(t) for t in self.groups.perm[s:s + n])
             for s, n in zip(self.groups.start, self.groups.size, strict=True)
         ]
-        self.shape = TableShape.from_graph(index.graph, index.table_group, np.diff(self.layout.col_start),
-                                           index.named)
+        self.shape = TableShape.from_graph(index.graph, np.diff(self.layout.col_start), index.named)
 
     @property
     def layout(self) -> Layout:

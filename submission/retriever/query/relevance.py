@@ -34,10 +34,10 @@ class TableShape:
     neighbours: tuple[frozenset[int], ...]
 
     @classmethod
-    def from_graph(cls, graph: nx.MultiGraph, table_group: np.ndarray, n_columns: np.ndarray, named: np.ndarray
-                   ) -> TableShape:
+    def from_graph(cls, graph: nx.MultiGraph, n_columns: np.ndarray, named: np.ndarray) -> TableShape:
+        """`n_columns` and `named` are per table, in catalog order."""
         near = tuple(frozenset(int(n) for n in graph.neighbors(t) if n != t) if t in graph else frozenset()
-                     for t in range(table_group.size))
+                     for t in range(n_columns.size))
         degree = np.asarray([len(n) for n in near], dtype=np.float32)
         return cls(np.log1p(degree), np.log(np.maximum(n_columns, 1)).astype(np.float32), named.astype(np.float32),
                    near)
