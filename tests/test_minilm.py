@@ -75,6 +75,16 @@ def test_order_preserved_across_small_batches(model: MiniLM, reference: dict) ->
 
 
 @needs_model
+def test_second_core_changes_no_number(model: MiniLM, reference: dict) -> None:
+    # The halves of each layer run on two threads or one; the vectors (and so every cache and index) must not
+    # depend on which, or on the machine's core count.
+    texts = list(reference["texts"]) + ["How many singers are there?"]
+    serial = MiniLM(parallel=False)
+    assert serial._pool is None
+    np.testing.assert_array_equal(serial.embed(texts, "document"), model.embed(texts, "document"))
+
+
+@needs_model
 def test_truncates_at_max_length(model: MiniLM) -> None:
     base = "singer.song_name (text): the name of a song by a singer in a concert; "
     a, b = model.embed([base * 30, base * 30 + "completely different ending " * 50], "document")

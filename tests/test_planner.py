@@ -17,7 +17,15 @@ from retriever.index.catalog import load_catalog, parse_catalog
 from retriever.index.store import Index, load_index
 from retriever.query.fusion import ranks, rrf
 from retriever.query.planner import Answer, Options, Planner, default_models, switches
-from retriever.query.plans import MAX_PLAN_TABLES, MAX_PLANS, POOL_SIZE, Plan, enumerate_plans, plan_pool
+from retriever.query.plans import (
+    MAX_PLAN_TABLES,
+    MAX_PLANS,
+    POOL_SIZE,
+    Plan,
+    enumerate_plans,
+    links_of,
+    plan_pool,
+)
 
 
 def _col(name: str, type_: str = "text", desc: str = "") -> dict[str, str]:
@@ -227,7 +235,7 @@ def test_enumerate_plans_connected_subsets_and_unjoined_pairs() -> None:
     # 0 -r0- 1 =r1,r2= 2 ; 3 isolated ; 4 -r3- 5 outside the pool.
     g = _graph(6, [(0, 1, 0), (1, 2, 1), (1, 2, 2), (4, 5, 3)])
     relevance = np.array([0.9, 0.1, 0.5, 0.8, 0.0, 0.0])
-    plans = enumerate_plans(7, [0, 1, 2, 3], relevance, g)
+    plans = enumerate_plans(7, [0, 1, 2, 3], relevance, links_of(g))
     connected = {p.tables: p.joins for p in plans if p.connected}
     assert connected == {(0,): (), (1,): (), (2,): (), (3,): (), (0, 1): (0,), (1, 2): (1, 2),
                          (0, 1, 2): (0, 1, 2)}
@@ -240,7 +248,7 @@ def test_enumerate_plans_connected_subsets_and_unjoined_pairs() -> None:
 
 def test_enumerate_plans_caps_plan_size() -> None:
     g = _graph(6, [(i, i + 1, i) for i in range(5)])
-    plans = enumerate_plans(0, list(range(6)), np.ones(6), g)
+    plans = enumerate_plans(0, list(range(6)), np.ones(6), links_of(g))
     assert max(len(p.tables) for p in plans) == MAX_PLAN_TABLES
     chains = [p for p in plans if p.connected and len(p.tables) == MAX_PLAN_TABLES]
     m = MAX_PLAN_TABLES

@@ -5,7 +5,7 @@ from __future__ import annotations
 import networkx as nx
 import numpy as np
 
-from retriever.query.plans import MAX_PLAN_TABLES, UNJOINED_SEEDS, enumerate_plans
+from retriever.query.plans import MAX_PLAN_TABLES, UNJOINED_SEEDS, enumerate_plans, links_of
 
 
 def _graph(n: int, edges: list[tuple[int, int]]) -> nx.MultiGraph:
@@ -19,7 +19,7 @@ def test_plans_reach_five_tables_along_relationships_only() -> None:
     # A chain 0-1-2-3-4 by relationships; 5 has no relationship (a foreign key the catalog does not declare).
     graph = _graph(6, [(0, 1), (1, 2), (2, 3), (3, 4)])
     relevance = np.asarray([6, 5, 4, 3, 2, 1], dtype=np.float32)
-    plans = {p.tables: p for p in enumerate_plans(0, list(range(6)), relevance, graph)}
+    plans = {p.tables: p for p in enumerate_plans(0, list(range(6)), relevance, links_of(graph))}
     assert MAX_PLAN_TABLES == 5
     five = plans[(0, 1, 2, 3, 4)]
     assert five.connected and five.joins == (0, 1, 2, 3)

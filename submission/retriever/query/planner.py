@@ -5,7 +5,6 @@ from __future__ import annotations
 import copy
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from itertools import combinations
 from pathlib import Path
 
 import numpy as np
@@ -25,7 +24,7 @@ from .features import (
     plan_features,
 )
 from .model import SoftmaxModel
-from .plans import Plan, enumerate_plans, plan_pool
+from .plans import Plan, enumerate_plans, joins_among, links_of, plan_pool
 from .relevance import TABLE_FEATURES, TableShape, table_features
 from .selection import N_TABLES, Candidate, Selection, select
 
@@ -103,6 +102,7 @@ class Planner:
             for s, n in zip(self.groups.start, self.groups.size, strict=True)
         ]
         self.shape = TableShape.from_graph(index.graph, np.diff(self.layout.col_start), index.named)
+        self.links = links_of(index.graph)
 
     @property
     def layout(self) -> Layout:
@@ -148,7 +148,7 @@ class Planner:
         rel = dict(zip(members, relevance.tolist(), strict=True))
         forced = [t for t in members if ev.name_match[t] >= 1.0 or ev.phrase_hits[t] > 0]
         pool = plan_pool(members, rel, self.index.graph, forced)
-        return enumerate_plans(g, pool, rel, self.index.graph)
+        return enumerate_plans(g, pool, rel, self.links)
 
     def plan_matrix(self, ev: Evidence, g: int, opts: Options | None = None) -> tuple[list[Plan], np.ndarray]:
         """Group g's candidate plans and their features: the one place serving and training get them."""
@@ -200,13 +200,7 @@ class Planner:
         )
 
     def _joins_among(self, tables: list[int]) -> list[int]:
-        g = self.index.graph
-        out: set[int] = set()
-        for a, b in combinations(sorted(tables), 2):
-            data = g.get_edge_data(a, b)
-            if data:
-                out.update(d["rel"] for d in data.values())
-        return sorted(out)
+        return list(joins_among(sorted(tables), self.links))
 
 
 def default_models(path: Path | None = None) -> Models:

@@ -22,6 +22,9 @@ UNJOINED_SEEDS = 5
 MAX_FORCED = 6
 MAX_PLANS = 2000
 
+#: Each table's neighbours and, per neighbour, the sorted relationship indices between the two.
+Links = Mapping[int, Mapping[int, tuple[int, ...]]]
+
 
 @dataclass(frozen=True)
 class Plan:
@@ -53,11 +56,22 @@ def plan_pool(members: Sequence[int], relevance: Mapping[int, float], graph: nx.
     return sorted(pool)
 
 
-def enumerate_plans(group: int, pool: Sequence[int], relevance: Mapping[int, float], graph: nx.MultiGraph
-                    ) -> list[Plan]:
+def links_of(graph: nx.MultiGraph) -> dict[int, dict[int, tuple[int, ...]]]:
+    """The relationship graph as plain dicts, built once: enumeration reads it thousands of times a question,
+    and a networkx subgraph per group cost more than the enumeration itself."""
+    found: dict[int, dict[int, list[int]]] = {}
+    for a, b, rel in graph.edges(data="rel"):
+        if a != b:  # a self-reference joins no two tables
+            found.setdefault(a, {}).setdefault(b, []).append(rel)
+            found.setdefault(b, {}).setdefault(a, []).append(rel)
+    return {t: {n: tuple(sorted(set(rels))) for n, rels in nbrs.items()} for t, nbrs in found.items()}
+
+
+def enumerate_plans(group: int, pool: Sequence[int], relevance: Mapping[int, float], links: Links) -> list[Plan]:
     """All subsets of the pool up to MAX_PLAN_TABLES connected by relationships, and unjoined pairs of its top
     tables."""
-    sub = nx.Graph(graph.subgraph(pool))
+    inside = set(pool)
+    neighbours = {t: inside.intersection(links.get(t, ())) for t in inside}
     seen: set[tuple[int, ...]] = set()
     frontier: list[tuple[int, ...]] = [(t,) for t in sorted(pool)]
     seen.update(frontier)
@@ -67,7 +81,7 @@ def enumerate_plans(group: int, pool: Sequence[int], relevance: Mapping[int, flo
         for s in frontier:
             if len(s) >= MAX_PLAN_TABLES:
                 continue
-            nbrs = {n for t in s for n in sub.neighbors(t)} - set(s)
+            nbrs = {n for t in s for n in neighbours[t]} - set(s)
             for n in sorted(nbrs):
                 cand = tuple(sorted((*s, n)))
                 if cand not in seen:
@@ -78,7 +92,7 @@ def enumerate_plans(group: int, pool: Sequence[int], relevance: Mapping[int, flo
         frontier = nxt
     plans = []
     for s in out:
-        plans.append(Plan(group, s, _joins(s, graph), True))
+        plans.append(Plan(group, s, joins_among(s, links), True))
     top = sorted(pool, key=lambda t: (-float(relevance[t]), t))[:UNJOINED_SEEDS]
     for a, b in combinations(sorted(top), 2):
         if (a, b) not in seen:
@@ -86,10 +100,9 @@ def enumerate_plans(group: int, pool: Sequence[int], relevance: Mapping[int, flo
     return plans
 
 
-def _joins(tables: tuple[int, ...], graph: nx.MultiGraph) -> tuple[int, ...]:
+def joins_among(tables: Sequence[int], links: Links) -> tuple[int, ...]:
+    """The relationships whose two tables are both among `tables`, sorted."""
     rels: set[int] = set()
     for a, b in combinations(tables, 2):
-        data = graph.get_edge_data(a, b)
-        if data:
-            rels.update(d["rel"] for d in data.values())
+        rels.update(links.get(a, {}).get(b, ()))
     return tuple(sorted(rels))
