@@ -50,7 +50,6 @@ def test_table_features_by_hand() -> None:
     assert got["t_log_columns"] == pytest.approx(np.log([3, 1, 1, 7]).tolist())
     assert got["t_named"] == [1.0, 0.0, 0.0, 0.0]
     assert got["t_next_to_top"] == [0.0, 1.0, 1.0, 0.0]  # related to table 0, the best fused
-    assert got["t_log_group"] == pytest.approx([np.log(4)] * 4)
     for name in ("t_dense_table", "t_dense_column", "t_values", "t_related"):  # no dense channel, no values
         assert got[name] == [0.0] * 4, name
 

@@ -19,7 +19,7 @@ from .channels import Evidence
 TABLE_FEATURES = (
     "t_fused", "t_fused_rank", "t_name", "t_phrase", "t_cov", "t_cov_alone", "t_cov_share", "t_bm25_table",
     "t_bm25_column", "t_values", "t_dense_table", "t_dense_column", "t_dense_table_gap", "t_dense_column_gap",
-    "t_degree", "t_log_columns", "t_named", "t_log_group", "t_related", "t_next_to_top",
+    "t_degree", "t_log_columns", "t_named", "t_related", "t_next_to_top",
 )
 
 
@@ -75,8 +75,7 @@ def table_features(ev: Evidence, members: Sequence[int], shape: TableShape) -> n
         _scaled(ev.scores["bm25_tables"][m]) if "bm25_tables" in ev.scores else zeros,
         _scaled(ev.scores["bm25_columns"][m]) if "bm25_columns" in ev.scores else zeros,
         _scaled(ev.scores["values"][m]) if "values" in ev.scores else zeros,
-        dt, dc, dtg, dcg, shape.degree[m], shape.log_columns[m], shape.named[m],
-        np.full(m.size, np.log(m.size), dtype=np.float32), related, next_to_top,
+        dt, dc, dtg, dcg, shape.degree[m], shape.log_columns[m], shape.named[m], related, next_to_top,
     ]
     return np.stack([np.asarray(c, dtype=np.float32) for c in cols], axis=1)
 
