@@ -99,6 +99,9 @@ class Evidence:
     #: (terms, tables): the table's document holds a schema word the thesaurus relates to the term (or to
     #: an n-gram the term is part of) while the term itself is not in the table ("vocalists" -> `singer`).
     related_hit: np.ndarray = field(default_factory=lambda: np.zeros((0, 0), dtype=np.bool_))
+    #: Per table: best cosine of a name the question gives (a quoted or capitalised span, embedded alone) with
+    #: one of its columns; empty when the question names nothing or no dense channel is live.
+    entity_cos: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.float32))
 
     def related(self) -> np.ndarray:
         """related_hit as (terms, tables); zeros for evidence made without it (hand-made, or channel off)."""

@@ -8,14 +8,14 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..index import registry
-from .channels import Evidence
+from .channels import standardise, Evidence
 from .plans import Plan
 
 GROUP_FEATURES = (
     "cov_schema", "cov_all", "cov_name", "cov_rank", "bm25_group", "bm25_rank", "fused_max", "fused_top2",
     "fused_rank", "dense_table_max", "dense_column_max", "dense_top2", "dense_rank", "dense_group",
     "dense_group_rank", "name_max", "group_name", "phrase_any", "log_size", "cov_table", "dcol_top2",
-    "cov_distinct", "dense_group_unmatched", "dense_table_unmatched", "cov_related",
+    "cov_distinct", "dense_group_unmatched", "dense_table_unmatched", "cov_related", "entity_dense",
 )
 PLAN_FEATURES = (
     "size1", "size2", "size3", "size4", "size5", "unjoined", "n_joins", "cov_all", "cov_schema",
@@ -120,10 +120,12 @@ def group_features(ev: Evidence, gi: GroupIndex) -> np.ndarray:
     # elsewhere ("artist") are other things.
     foreign = (w * ((n_held == 0) & ~_entity(ev))).astype(np.float32)
     related = foreign @ gi.reduce_max(ev.related().astype(np.float32)) if w.size else np.zeros(gi.size.size)
+    # Names the question gives, embedded alone, against the columns: which database would hold them.
+    entity = gi.reduce_max(standardise(ev.entity_cos)) if ev.entity_cos.size else np.zeros(gi.size.size)
     cols = [cov_schema, cov_all, cov_name, _inv_rank(cov_all), bm, _inv_rank(bm), fmax, _top2_mean(fused, gi),
             _inv_rank(fmax), dt, dc, d2, drank, dg, dgrank, gi.reduce_max(ev.name_match), ev.group_name_match,
             (gi.reduce_max(ev.phrase_hits) > 0).astype(np.float32), np.log(gi.size.astype(np.float32)),
-            gi.reduce_max(per_table), dc2, distinct, dg * unmatched, dt * unmatched, related]
+            gi.reduce_max(per_table), dc2, distinct, dg * unmatched, dt * unmatched, related, entity]
     return np.stack(cols, axis=1).astype(np.float32)
 
 
