@@ -15,6 +15,7 @@ from .errors import EmbeddingError
 from .index import registry
 from .index.partial import Budgets
 from .index.store import Index
+from .query.channels import name_spans
 
 QueryVectors = dict[str, np.ndarray]
 #: API time one build chunk may take, retries included: it bounds how far a slow API can run a channel past
@@ -106,10 +107,15 @@ def query_embedders(settings: Settings, index: Index, offline: bool = False) -> 
     def embed(question: str) -> QueryVectors:
         out: QueryVectors = {}
         t0 = time.monotonic()
+        names = name_spans(question)
         for name, emb in dense.items():
             ch = registry.dense(name)
             try:
-                out[str(ch.vector_key)] = emb.embed([question], "query")[0]
+                # One call for the question and its names: the encoder's cost is mostly reading its weights.
+                vecs = emb.embed([question, *names], "query")
+                out[str(ch.vector_key)] = vecs[0]
+                if names and ch.names_key is not None:
+                    out[ch.names_key] = vecs[1:]
             except EmbeddingError as e:
                 _warn(f"channel {ch.manifest} skipped for this question: {e}")
         for name, memb in multi.items():

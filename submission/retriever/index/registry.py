@@ -24,6 +24,7 @@ class Family:
     switch: str
     vector_key: str | None
     evidence_keys: tuple[str, ...]
+    names_key: str | None = None
 
 
 @dataclass(frozen=True)
@@ -42,6 +43,8 @@ class Channel:
     vector_key: str | None
     #: Keys of its per-table scores in Evidence.scores, each one a fused ranking.
     evidence_keys: tuple[str, ...]
+    #: Key of the vectors of the names the question gives, each embedded alone (None: the channel has none).
+    names_key: str | None = None
 
     @property
     def embedded(self) -> bool:
@@ -64,7 +67,7 @@ LEXICAL = (
 #: The embedding channels, one family per kind of model: dense cosines and late interaction (MaxSim).
 FAMILIES = (
     Family("dense", "cosine with table, column and group documents", "dense:{}", "dense:{}", "{}",
-           ("dense_tables:{}", "dense_columns:{}")),
+           ("dense_tables:{}", "dense_columns:{}"), "names:{}"),
     Family("multi", "MaxSim over table documents' token vectors", "multi:{}", "late:{}", "multi:{}", ("late:{}",)),
 )
 _FAMILY = {f.kind: f for f in FAMILIES}
@@ -75,7 +78,8 @@ def embedding(kind: str, name: str) -> Channel:
     f = _FAMILY[kind]
     return Channel(kind, name, f.scores, f.manifest.format(name), f.switch.format(name),
                    None if f.vector_key is None else f.vector_key.format(name),
-                   tuple(k.format(name) for k in f.evidence_keys))
+                   tuple(k.format(name) for k in f.evidence_keys),
+                   None if f.names_key is None else f.names_key.format(name))
 
 
 def dense(name: str) -> Channel:

@@ -132,6 +132,22 @@ def entity_terms(question: str, terms: Sequence[str]) -> np.ndarray:
     return np.asarray([t in named for t in terms], dtype=np.bool_)
 
 
+def name_spans(question: str) -> list[str]:
+    """The names a question gives: quoted text, and runs of capitalised words past a sentence's first word
+    ("Mumbai Indians", "Stephen King"). Embedded alone, a name says which column would hold it."""
+    out = [next(g for g in m.groups() if g) for m in _QUOTED.finditer(question)]
+    toks = question.split()
+    run: list[str] = []
+    for i, tok in enumerate([*toks, ""]):
+        w = re.sub(r"'s$", "", tok.strip('?,.;:!()"'))
+        if 0 < i < len(toks) and w[:1].isupper() and not toks[i - 1].endswith((".", "?", "!")):
+            run.append(w)
+        elif run:
+            out.append(" ".join(run))
+            run = []
+    return [s for s in dict.fromkeys(out) if s.strip()]
+
+
 def column_max(col_scores: np.ndarray, layout: Layout) -> np.ndarray:
     """Best column score per table; tables without columns get 0."""
     out = np.zeros(layout.n_tables, dtype=np.float32)
@@ -194,6 +210,7 @@ def gather(
     disabled: frozenset[str] = frozenset(),
     table_channels: Mapping[str, np.ndarray] | None = None,
     related: Mapping[str, Sequence[str]] | None = None,
+    name_columns: np.ndarray | None = None,
 ) -> Evidence:
     """Run the lexical channels and combine them with precomputed dense scores (table, column, group)."""
     stems = tokenize(question)
@@ -235,9 +252,12 @@ def gather(
     if first is not None:
         t_key, c_key = registry.dense(first).evidence_keys
         dense_z = (standardise(scores[t_key]), standardise(scores[c_key]), standardise(group_dense[first]))
+    entity_cos = np.zeros(0, dtype=np.float32)
+    if name_columns is not None and first is not None:
+        entity_cos = column_max(name_columns, layout)
     return Evidence(terms, idf, tab > 0, val > 0, name_match, phrase_hits, scores, fused,
                     grp.sum(axis=0), sorted(found), group_name_match, entity_terms(question, terms), group_dense,
-                    dense_z, rel)
+                    dense_z, rel, entity_cos)
 
 
 class Channels:
@@ -287,4 +307,16 @@ class Channels:
                 ((registry.multi(k), v) for k, v in self.late_scores(query_vectors, stage).items())
                 if ch.switch not in disabled}
         return gather(question, self.layout, stage.lexical, self.index.value_phrases, dense, rrf_k,
-                      disabled=disabled, table_channels=late, related=self.index.related)
+                      disabled=disabled, table_channels=late, related=self.index.related,
+                      name_columns=self.name_columns(query_vectors, dense, stage))
+
+    def name_columns(self, query_vectors: Mapping[str, np.ndarray], dense: Mapping[str, tuple[np.ndarray, ...]],
+                     stage: QuestionStage) -> np.ndarray | None:
+        """Best cosine of any name the question gives with each column, by the channel that feeds the
+        features (the first live one); None when it has no name vectors."""
+        first = next(iter(dense), None)
+        key = registry.dense(first).names_key if first is not None else None
+        names = query_vectors.get(key) if key is not None else None
+        if first is None or names is None or len(names) == 0:
+            return None
+        return np.max([stage.dense(first, v)[1] for v in np.atleast_2d(names)], axis=0)

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..index import registry
-from .channels import standardise, Evidence
+from .channels import Evidence, standardise
 from .plans import Plan
 
 GROUP_FEATURES = (
