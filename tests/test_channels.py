@@ -23,6 +23,7 @@ from retriever.query.channels import (
     column_max,
     entity_terms,
     match_phrases,
+    name_spans,
 )
 
 DENSE = {
@@ -145,3 +146,26 @@ def test_phrases_are_longest_first_and_skip_short_single_words() -> None:
 def test_entity_terms_come_from_quotes_and_capitals_after_the_first_word() -> None:
     assert entity_terms('Which "ada" owns Red things', ["ada", "own", "red", "thing"]).tolist() == [
         True, False, True, False]
+
+
+def test_name_spans_are_quotes_and_capitalised_runs_past_a_sentences_first_word() -> None:
+    assert name_spans("How many matches did team Mumbai Indians win in 2008?") == ["Mumbai Indians"]
+    assert name_spans("How many customers ordered Stephen King's first book?") == ["Stephen King"]
+    assert name_spans('Which shops sell "red tea"? List them by Owner.') == ["red tea", "Owner"]
+    assert name_spans("Which role won at least two awards?") == []
+    assert name_spans("") == []
+
+
+def test_names_embedded_alone_score_each_table_by_its_best_column(channels: Channels) -> None:
+    # "Red Panda" as its own vector [0, 1]: the species column (cosine 1) is animal's; customer's name
+    # column is orthogonal to it.
+    qv = {**QV, "names:fake": np.asarray([[0.0, 1.0]])}
+    ev = channels.evidence(QUESTION, qv, rrf_k=60)
+    np.testing.assert_allclose(ev.entity_cos, [0.25, 0.25, 1.0])
+    # Two names: the best of either per column.
+    two = channels.evidence(QUESTION, {**QV, "names:fake": np.asarray([[0.0, 1.0], [1.0, 0.0]])}, rrf_k=60)
+    np.testing.assert_allclose(two.entity_cos, [1.0, 0.25, 1.0])
+    # No name vectors, or the dense channel switched off: nothing to read.
+    assert channels.evidence(QUESTION, QV, rrf_k=60).entity_cos.size == 0
+    off = channels.evidence(QUESTION, qv, rrf_k=60, disabled=frozenset({"dense:fake"}))
+    assert off.entity_cos.size == 0

@@ -179,3 +179,11 @@ def test_related_words_count_only_for_terms_no_database_holds() -> None:
     plans = [Plan(0, (0,), (), True), Plan(0, (1,), (), True), Plan(0, (0, 1), (0,), True)]
     x = plan_features(ev, plans, [0, 1], np.asarray([True, False, False]), np.zeros(2))
     assert x[:, PLAN_FEATURES.index("cov_related")].tolist() == pytest.approx([0.0, 1 / 3, 1 / 3])
+
+
+def test_a_database_whose_columns_look_like_the_names_given_ranks_higher() -> None:
+    # Names embedded alone match a column of table 2 (group 1) best: z-values over the catalog, best per group.
+    ev = replace(_hand_evidence(), entity_cos=np.asarray([0.1, 0.2, 0.6], dtype=np.float32))
+    got = _by_name(group_features(ev, GroupIndex.from_table_group(np.asarray([0, 0, 1]), 2)))
+    z = (np.asarray([0.1, 0.2, 0.6]) - 0.3) / np.std([0.1, 0.2, 0.6])
+    assert got["entity_dense"].tolist() == pytest.approx([z[1], z[2]], rel=1e-5)

@@ -120,3 +120,21 @@ def test_a_build_over_budget_keeps_the_local_channel_with_what_it_embedded(tmp_p
     index = load_index(tmp_path / "index")
     assert "dense:local" in index.channels and int(index.dense_done["local"][1].sum()) == 7
     assert any("dense:local partial" in m and "budget of 5.5s spent" in m for m in logs), logs
+
+
+@needs_model
+def test_the_names_a_question_gives_are_embedded_with_it(tmp_path: Path) -> None:
+    """One encoder call embeds the question and each name in it alone; a question without names gets none."""
+    from retriever.config import Settings
+    from retriever.runtime import query_embedders
+
+    catalog = parse_catalog({"tables": [{"table_id": "club.team", "columns": ["team_name", "city"]},
+                                        {"table_id": "club.match", "columns": ["winner", "season"]}]})
+    build_index(catalog, tmp_path / "index", dense={"local": MiniLM()}, log=lambda _m: None)
+    settings = Settings.from_env({"RETRIEVER_CACHE_DIR": str(tmp_path / "cache")})
+    embed = query_embedders(settings, load_index(tmp_path / "index"))
+    got = embed("How many matches did team Mumbai Indians win?")
+    assert sorted(got) == ["local", "names:local"] and got["names:local"].shape == (1, 384)
+    model = MiniLM()
+    np.testing.assert_allclose(got["names:local"][0], model.embed(["Mumbai Indians"], "query")[0], atol=1e-6)
+    assert sorted(embed("how many matches were won?")) == ["local"]

@@ -50,8 +50,19 @@ def test_table_features_by_hand() -> None:
     assert got["t_log_columns"] == pytest.approx(np.log([3, 1, 1, 7]).tolist())
     assert got["t_named"] == [1.0, 0.0, 0.0, 0.0]
     assert got["t_next_to_top"] == [0.0, 1.0, 1.0, 0.0]  # related to table 0, the best fused
-    for name in ("t_dense_table", "t_dense_column", "t_values", "t_related"):  # no dense channel, no values
+    for name in ("t_dense_table", "t_dense_column", "t_values", "t_related", "t_entity_gap", "t_entity_best"):
+        # no dense channel, no values, no names
         assert got[name] == [0.0] * 4, name
+
+
+def test_a_name_points_at_the_table_whose_column_is_most_like_it() -> None:
+    ev = replace(_evidence(), entity_cos=np.asarray([0.2, 0.5, 0.3, 0.1], dtype=np.float32))
+    got = dict(zip(TABLE_FEATURES, table_features(ev, [0, 1, 2, 3], _shape()).T.tolist(), strict=True))
+    assert got["t_entity_gap"] == pytest.approx([-0.3, 0.0, -0.2, -0.4])
+    assert got["t_entity_best"] == [0.0, 1.0, 0.0, 0.0]
+    # Only the group's own tables count: without table 1, table 2 is the best.
+    two = dict(zip(TABLE_FEATURES, table_features(ev, [0, 2, 3], _shape()).T.tolist(), strict=True))
+    assert two["t_entity_best"] == [0.0, 1.0, 0.0]
 
 
 def test_training_rows_put_each_gold_table_against_the_tables_outside_the_plan() -> None:
