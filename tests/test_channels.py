@@ -17,13 +17,13 @@ from retriever.backends.stage1 import fill_missing
 from retriever.embedders.interface import Kind
 from retriever.index.build import build_index
 from retriever.index.store import load_index
+from retriever.index.text import name_spans
 from retriever.query.channels import (
     Channels,
     Layout,
     column_max,
     entity_terms,
     match_phrases,
-    name_spans,
 )
 
 DENSE = {

@@ -47,7 +47,7 @@ def test_warm_cache_then_offline_replay_gives_identical_answers(tmp_path: Path) 
         manifest = build_index(load_catalog(MINI_CATALOG), tmp_path / "idx", dense, multi, log=lambda m: None)
         assert "dense:jina" in manifest["channels"] and "multi:colbert" in manifest["channels"]
         first, live = _answers(online, tmp_path / "idx")
-        assert live == {"jina", "multi:colbert"}
+        assert live == {"jina", "multi:colbert", "names:jina"}  # names a question gives are embedded too
         n_requests = len(fake.requests)
     assert n_requests > 0
     # The API is gone: a rebuild and every question must come from the cache alone.
@@ -56,7 +56,7 @@ def test_warm_cache_then_offline_replay_gives_identical_answers(tmp_path: Path) 
     manifest = build_index(load_catalog(MINI_CATALOG), tmp_path / "idx2", dense, multi, log=lambda m: None)
     assert "dense:jina" in manifest["channels"] and "multi:colbert" in manifest["channels"]
     replayed, live = _answers(offline, tmp_path / "idx2", offline=True)
-    assert live == {"jina", "multi:colbert"}
+    assert live == {"jina", "multi:colbert", "names:jina"}  # the names' vectors replay from the cache as well
     assert replayed == first
 
 

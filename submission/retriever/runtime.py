@@ -15,7 +15,7 @@ from .errors import EmbeddingError
 from .index import registry
 from .index.partial import Budgets
 from .index.store import Index
-from .query.channels import name_spans
+from .index.text import name_spans
 
 QueryVectors = dict[str, np.ndarray]
 #: API time one build chunk may take, retries included: it bounds how far a slow API can run a channel past

@@ -52,3 +52,23 @@ def tokenize(text: str) -> list[str]:
 def value_key(value: object) -> str:
     """Normalised form of a sample value for exact phrase matching against the question."""
     return " ".join(words(str(value)))
+
+
+#: Quoted text in a question: "…", “…” or '…' (an apostrophe inside a word is no quote).
+QUOTED = re.compile(r"\"([^\"]+)\"|\u201c([^\u201d]+)\u201d|(?<!\w)'([^']+)'(?!\w)")
+
+
+def name_spans(question: str) -> list[str]:
+    """The names a question gives: quoted text, and runs of capitalised words past a sentence's first word
+    ("Mumbai Indians", "Stephen King"). Embedded alone, a name says which column would hold it."""
+    out = [next(g for g in m.groups() if g) for m in QUOTED.finditer(question)]
+    toks = question.split()
+    run: list[str] = []
+    for i, tok in enumerate([*toks, ""]):
+        w = re.sub(r"'s$", "", tok.strip('?,.;:!()"'))
+        if 0 < i < len(toks) and w[:1].isupper() and not toks[i - 1].endswith((".", "?", "!")):
+            run.append(w)
+        elif run:
+            out.append(" ".join(run))
+            run = []
+    return [s for s in dict.fromkeys(out) if s.strip()]

@@ -7,7 +7,6 @@ and fuses their table rankings. Channel names come from index/registry.py.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -17,7 +16,7 @@ from ..backends.stage1 import InProcess, QuestionStage, Stage1
 from ..index import registry, thesaurus
 from ..index.quality import preference
 from ..index.store import Index
-from ..index.text import STOPWORDS, stem, tokenize, words
+from ..index.text import QUOTED, STOPWORDS, stem, tokenize, words
 from .fusion import rrf
 
 #: Longest question n-gram looked up among sample values.
@@ -118,34 +117,15 @@ def standardise(x: np.ndarray) -> np.ndarray:
     return ((x - float(x.mean())) / max(sd, 1e-6)).astype(np.float32)
 
 
-_QUOTED = re.compile(r"\"([^\"]+)\"|\u201c([^\u201d]+)\u201d|(?<!\w)'([^']+)'(?!\w)")
-
-
 def entity_terms(question: str, terms: Sequence[str]) -> np.ndarray:
     """Which terms come from quoted text or from capitalised words past the first word of the question."""
     named: set[str] = set()
-    for m in _QUOTED.finditer(question):
+    for m in QUOTED.finditer(question):
         named.update(tokenize(next(g for g in m.groups() if g)))
     for i, tok in enumerate(question.split()):
         if i > 0 and tok[:1].isupper():
             named.update(tokenize(tok))
     return np.asarray([t in named for t in terms], dtype=np.bool_)
-
-
-def name_spans(question: str) -> list[str]:
-    """The names a question gives: quoted text, and runs of capitalised words past a sentence's first word
-    ("Mumbai Indians", "Stephen King"). Embedded alone, a name says which column would hold it."""
-    out = [next(g for g in m.groups() if g) for m in _QUOTED.finditer(question)]
-    toks = question.split()
-    run: list[str] = []
-    for i, tok in enumerate([*toks, ""]):
-        w = re.sub(r"'s$", "", tok.strip('?,.;:!()"'))
-        if 0 < i < len(toks) and w[:1].isupper() and not toks[i - 1].endswith((".", "?", "!")):
-            run.append(w)
-        elif run:
-            out.append(" ".join(run))
-            run = []
-    return [s for s in dict.fromkeys(out) if s.strip()]
 
 
 def column_max(col_scores: np.ndarray, layout: Layout) -> np.ndarray:
@@ -252,9 +232,7 @@ def gather(
     if first is not None:
         t_key, c_key = registry.dense(first).evidence_keys
         dense_z = (standardise(scores[t_key]), standardise(scores[c_key]), standardise(group_dense[first]))
-    entity_cos = np.zeros(0, dtype=np.float32)
-    if name_columns is not None and first is not None:
-        entity_cos = column_max(name_columns, layout)
+    entity_cos = column_max(name_columns, layout) if name_columns is not None else np.zeros(0, dtype=np.float32)
     return Evidence(terms, idf, tab > 0, val > 0, name_match, phrase_hits, scores, fused,
                     grp.sum(axis=0), sorted(found), group_name_match, entity_terms(question, terms), group_dense,
                     dense_z, rel, entity_cos)
@@ -315,8 +293,7 @@ class Channels:
         """Best cosine of any name the question gives with each column, by the channel that feeds the
         features (the first live one); None when it has no name vectors."""
         first = next(iter(dense), None)
-        key = registry.dense(first).names_key if first is not None else None
-        names = query_vectors.get(key) if key is not None else None
+        names = query_vectors.get(str(registry.dense(first).names_key)) if first is not None else None
         if first is None or names is None or len(names) == 0:
             return None
         return np.max([stage.dense(first, v)[1] for v in np.atleast_2d(names)], axis=0)
