@@ -12,7 +12,7 @@ from retriever.index.store import Index
 from retriever.query.channels import Evidence
 from retriever.query.model import SoftmaxModel
 from retriever.query.planner import Models, Options, Planner
-from retriever.query.plans import UNJOINED_SEEDS
+from retriever.query.plans import UNJOINED_SEEDS, links_of
 from retriever.query.relevance import TABLE_FEATURES, TableShape, table_features, training_rows
 
 
@@ -32,7 +32,7 @@ def _shape() -> TableShape:
     g.add_edge(0, 1, rel=0)
     g.add_edge(0, 2, rel=1)
     g.add_edge(0, 0, rel=2)  # a self-reference joins nothing else
-    return TableShape.from_graph(g, np.asarray([3, 1, 0, 7]), np.asarray([True, False, False, False]))
+    return TableShape.from_links(links_of(g), np.asarray([3, 1, 0, 7]), np.asarray([True, False, False, False]))
 
 
 def test_table_features_by_hand() -> None:

@@ -55,13 +55,18 @@ def value_key(value: object) -> str:
 
 
 #: Quoted text in a question: "…", “…” or '…' (an apostrophe inside a word is no quote).
-QUOTED = re.compile(r"\"([^\"]+)\"|\u201c([^\u201d]+)\u201d|(?<!\w)'([^']+)'(?!\w)")
+_QUOTED = re.compile(r"\"([^\"]+)\"|\u201c([^\u201d]+)\u201d|(?<!\w)'([^']+)'(?!\w)")
+
+
+def quoted(question: str) -> list[str]:
+    """The texts a question quotes, in order."""
+    return [next(g for g in m.groups() if g) for m in _QUOTED.finditer(question)]
 
 
 def name_spans(question: str) -> list[str]:
     """The names a question gives: quoted text, and runs of capitalised words past a sentence's first word
     ("Mumbai Indians", "Stephen King"). Embedded alone, a name says which column would hold it."""
-    out = [next(g for g in m.groups() if g) for m in QUOTED.finditer(question)]
+    out = quoted(question)
     toks = question.split()
     run: list[str] = []
     for i, tok in enumerate([*toks, ""]):

@@ -16,7 +16,7 @@ from ..backends.stage1 import InProcess, QuestionStage, Stage1
 from ..index import registry, thesaurus
 from ..index.quality import preference
 from ..index.store import Index
-from ..index.text import QUOTED, STOPWORDS, stem, tokenize, words
+from ..index.text import STOPWORDS, quoted, stem, tokenize, words
 from .fusion import rrf
 
 #: Longest question n-gram looked up among sample values.
@@ -120,8 +120,8 @@ def standardise(x: np.ndarray) -> np.ndarray:
 def entity_terms(question: str, terms: Sequence[str]) -> np.ndarray:
     """Which terms come from quoted text or from capitalised words past the first word of the question."""
     named: set[str] = set()
-    for m in QUOTED.finditer(question):
-        named.update(tokenize(next(g for g in m.groups() if g)))
+    for text in quoted(question):
+        named.update(tokenize(text))
     for i, tok in enumerate(question.split()):
         if i > 0 and tok[:1].isupper():
             named.update(tokenize(tok))

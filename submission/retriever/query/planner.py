@@ -101,8 +101,8 @@ class Planner:
             sorted(int(t) for t in self.groups.perm[s:s + n])
             for s, n in zip(self.groups.start, self.groups.size, strict=True)
         ]
-        self.shape = TableShape.from_graph(index.graph, np.diff(self.layout.col_start), index.named)
         self.links = links_of(index.graph)
+        self.shape = TableShape.from_links(self.links, np.diff(self.layout.col_start), index.named)
 
     @property
     def layout(self) -> Layout:

@@ -10,10 +10,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-import networkx as nx
 import numpy as np
 
 from .channels import Evidence
+from .plans import Links
 
 #: Named apart from the group and plan features (and the channel switches) so each can be switched off alone.
 TABLE_FEATURES = (
@@ -34,10 +34,10 @@ class TableShape:
     neighbours: tuple[frozenset[int], ...]
 
     @classmethod
-    def from_graph(cls, graph: nx.MultiGraph, n_columns: np.ndarray, named: np.ndarray) -> TableShape:
-        """`n_columns` and `named` are per table, in catalog order."""
-        near = tuple(frozenset(int(n) for n in graph.neighbors(t) if n != t) if t in graph else frozenset()
-                     for t in range(n_columns.size))
+    def from_links(cls, links: Links, n_columns: np.ndarray, named: np.ndarray) -> TableShape:
+        """`links` as plans.links_of gives them (the planner's own); `n_columns` and `named` are per table, in
+        catalog order."""
+        near = tuple(frozenset(links.get(t, {})) for t in range(n_columns.size))
         degree = np.asarray([len(n) for n in near], dtype=np.float32)
         return cls(np.log1p(degree), np.log(np.maximum(n_columns, 1)).astype(np.float32), named.astype(np.float32),
                    near)
