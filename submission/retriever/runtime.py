@@ -111,7 +111,7 @@ def query_embedders(settings: Settings, index: Index, offline: bool = False) -> 
         for name, emb in dense.items():
             ch = registry.dense(name)
             try:
-                # One call for the question and its names: the encoder's cost is mostly reading its weights.
+                # One call for the question and its names: padding is not encoded, so the names cost their own tokens.
                 vecs = emb.embed([question, *names], "query")
                 out[str(ch.vector_key)] = vecs[0]
                 if names and ch.names_key is not None:

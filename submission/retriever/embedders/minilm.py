@@ -199,14 +199,21 @@ class MiniLM:
         return out
 
     def _forward(self, ids: np.ndarray, mask: np.ndarray) -> np.ndarray:
-        """BERT encoder + masked mean pooling + L2 norm for one padded batch."""
+        """BERT encoder + masked mean pooling + L2 norm for one padded batch.
+
+        Padding rows are dropped before every dense product (only attention needs the padded layout): a
+        question embedded with its shorter names costs its tokens plus theirs, not three times its own.
+        """
         b, n = ids.shape
         x = (self.word[ids] + (self.pos[:n] + self.type0)).reshape(b * n, self.dim)
+        rows = None if mask.all() else np.flatnonzero(mask.reshape(-1))
+        if rows is not None:
+            x = x[rows]
         x = _layer_norm_(x, *self.ln0, self.eps)
         bias = np.where(mask, 0.0, -1e30).astype(_F32)[:, None, None, :]
         heads = self.heads // HALVES
         for attend, bo, ln1, feed, b2, ln2 in self.layers:
-            attn = self._halves(partial(_attend, x, bias, b, n, heads), attend)
+            attn = self._halves(partial(_attend, x, bias, b, n, heads, rows), attend)
             attn += bo
             attn += x
             x = _layer_norm_(attn, *ln1, self.eps)
@@ -214,8 +221,12 @@ class MiniLM:
             ffn += b2
             ffn += x
             x = _layer_norm_(ffn, *ln2, self.eps)
-        m = mask.astype(_F32)[:, :, None]
-        pooled = (x.reshape(b, n, self.dim) * m).sum(axis=1) / np.maximum(m.sum(axis=1), 1e-9)
+        if rows is None:
+            pooled = x.reshape(b, n, self.dim).sum(axis=1) / np.float32(n)
+        else:
+            lengths = mask.sum(axis=1)
+            starts = np.concatenate([[0], np.cumsum(lengths)[:-1]])
+            pooled = np.add.reduceat(x, starts, axis=0) / lengths[:, None].astype(_F32)
         return normalize_rows(pooled)
 
     def _halves(self, run: Callable[..., np.ndarray], parts: Sequence[tuple[np.ndarray, np.ndarray, np.ndarray]]
@@ -231,18 +242,24 @@ class MiniLM:
         return first
 
 
-def _attend(x: np.ndarray, bias: np.ndarray, b: int, n: int, heads: int, wqkv: np.ndarray, bqkv: np.ndarray,
-            wo: np.ndarray) -> np.ndarray:
-    """Self-attention of some heads, projected by their rows of the output matrix (a partial sum)."""
+def _attend(x: np.ndarray, bias: np.ndarray, b: int, n: int, heads: int, rows: np.ndarray | None,
+            wqkv: np.ndarray, bqkv: np.ndarray, wo: np.ndarray) -> np.ndarray:
+    """Self-attention of some heads, projected by their rows of the output matrix (a partial sum). `x` holds
+    the batch's real tokens; `rows` places them in the padded (b, n) layout (None: there is no padding)."""
     d = wqkv.shape[1] // (3 * heads)
-    qkv = (x @ wqkv + bqkv).reshape(b, n, 3, heads, d).transpose(2, 0, 3, 1, 4)
+    qkv = x @ wqkv + bqkv
+    if rows is not None:
+        padded = np.zeros((b * n, qkv.shape[1]), dtype=_F32)
+        padded[rows] = qkv
+        qkv = padded
+    qkv = qkv.reshape(b, n, 3, heads, d).transpose(2, 0, 3, 1, 4)
     scores = qkv[0] @ qkv[1].transpose(0, 1, 3, 2)
     scores += bias
     scores -= scores.max(axis=-1, keepdims=True)
     np.exp(scores, out=scores)
     scores /= scores.sum(axis=-1, keepdims=True)
     ctx = (scores @ qkv[2]).transpose(0, 2, 1, 3).reshape(b * n, heads * d)
-    return ctx @ wo
+    return (ctx if rows is None else ctx[rows]) @ wo
 
 
 def _feed(x: np.ndarray, w1: np.ndarray, b1: np.ndarray, w2: np.ndarray) -> np.ndarray:
