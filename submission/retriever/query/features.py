@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from itertools import chain
 from dataclasses import dataclass
 
 import numpy as np
@@ -135,10 +136,10 @@ def plan_features(ev: Evidence, plans: Sequence[Plan], group_members: Sequence[i
     the tables with a name or title column (where a quoted or capitalised value of the question would live);
     `relevance` is the table score of the sorted members, as log-odds below the group's best table."""
     members = np.asarray(sorted(group_members), dtype=np.int64)
-    pos = {int(t): i for i, t in enumerate(members)}
+    sizes = np.fromiter((len(p.tables) for p in plans), dtype=np.int64, count=len(plans))
+    flat = np.fromiter(chain.from_iterable(p.tables for p in plans), dtype=np.int64, count=int(sizes.sum()))
     mask = np.zeros((len(plans), members.size), dtype=np.bool_)
-    for i, p in enumerate(plans):
-        mask[i, [pos[t] for t in p.tables]] = True
+    mask[np.repeat(np.arange(len(plans)), sizes), np.searchsorted(members, flat)] = True
     # Products here are integer or elementwise on purpose: these matrices are tiny, and float32 BLAS
     # kernels raised spurious 'invalid value' flags on them now and then.
     maski = mask.astype(np.int32)
@@ -159,7 +160,7 @@ def plan_features(ev: Evidence, plans: Sequence[Plan], group_members: Sequence[i
     dense = ev.dense_z
     dm = np.zeros(members.size, dtype=np.float32) if dense is None else dense[0][members]
     dc = np.zeros(members.size, dtype=np.float32) if dense is None else dense[1][members]
-    size = mask.sum(axis=1)
+    size = sizes
     # A named thing the group's schema and values do not explain: some table of the plan should hold names.
     unexplained = bool((ev.entity & ~hit_all.any(axis=1)).any()) if ev.entity.size else False
     home = (mask & named[members][None, :]).any(axis=1) & unexplained
@@ -167,7 +168,8 @@ def plan_features(ev: Evidence, plans: Sequence[Plan], group_members: Sequence[i
     outside = np.logical_not(mask)
     feats = [
         size == 1, size == 2, size == 3, size == 4, size >= 5,
-        [0.0 if p.connected else 1.0 for p in plans], [len(p.joins) for p in plans],
+        np.fromiter((not p.connected for p in plans), dtype=np.float32, count=len(plans)),
+        np.fromiter((len(p.joins) for p in plans), dtype=np.float32, count=len(plans)),
         cov_all, cov_schema, (mask * name).sum(axis=1), out_max(name, outside), (mask * rel).sum(axis=1),
         _masked_min(rel, mask), out_max(rel, outside), (mask & ~matched).sum(axis=1),
         (mask & (phrase > 0)).sum(axis=1),

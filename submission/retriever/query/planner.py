@@ -146,7 +146,8 @@ class Planner:
         """The plans of group g worth scoring: what serving scores and what training fits on."""
         members = self.members[g]
         rel = dict(zip(members, relevance.tolist(), strict=True))
-        forced = [t for t in members if ev.name_match[t] >= 1.0 or ev.phrase_hits[t] > 0]
+        idx = np.asarray(members)
+        forced = idx[(ev.name_match[idx] >= 1.0) | (ev.phrase_hits[idx] > 0)].tolist()
         pool = plan_pool(members, rel, self.index.graph, forced)
         return enumerate_plans(g, pool, rel, self.links)
 
