@@ -146,6 +146,9 @@ def test_phrases_are_longest_first_and_skip_short_single_words() -> None:
 def test_entity_terms_come_from_quotes_and_capitals_after_the_first_word() -> None:
     assert entity_terms('Which "ada" owns Red things', ["ada", "own", "red", "thing"]).tolist() == [
         True, False, True, False]
+    # A capital opening a second sentence is an order, not a name.
+    assert entity_terms("List movies by Lynch. State the title.", ["list", "movi", "lynch", "state", "titl"]
+                        ).tolist() == [False, False, True, False, False]
 
 
 def test_name_spans_are_quotes_and_capitalised_runs_past_a_sentences_first_word() -> None:

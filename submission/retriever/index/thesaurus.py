@@ -12,7 +12,7 @@ channel scores nothing.
 from __future__ import annotations
 
 import importlib.util
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 
 from .catalog import Catalog
@@ -30,6 +30,12 @@ MAX_KEY_STEMS = 3
 #: Verb and adjective endings: (suffix, what may replace it in the base form), as WordNet's morphy has them.
 _INFLECTIONS = (("s", ("",)), ("es", ("", "e")), ("ies", ("y",)), ("ed", ("", "e")), ("ied", ("y",)),
                 ("ing", ("", "e")), ("er", ("", "e")), ("est", ("", "e")), ("ier", ("y",)), ("iest", ("y",)))
+#: Named instances ("Finland", "Chicago") of a schema word's first senses and of their narrower terms down to
+#: INSTANCE_DEPTH levels ("country" -> "European country" -> Finland); a word with more than INSTANCE_CAP of
+#: them ("person") is too broad to say anything.
+INSTANCE_SENSES = 2
+INSTANCE_DEPTH = 2
+INSTANCE_CAP = 2000
 _HYPERNYM = ("@", "@i")
 _HYPONYM = ("~", "~i")
 
@@ -62,6 +68,10 @@ class WordNet:
         # The offsets count LF line ends; some copies of the files (this package's among them) have CRLF.
         self._data = (root / "data.noun").read_bytes().replace(b"\r\n", b"\n")
         self._synsets: dict[int, tuple[list[str], list[tuple[str, int]]]] = {}
+        #: Noun synset offset -> the adjectives that pertain to it ("Finnish" of Finland, "Asian" of Asia).
+        self.adjectives: dict[int, list[str]] = {}
+        for lemmas, target in _pertainyms(root / "data.adj"):
+            self.adjectives.setdefault(target, []).extend(lemmas)
 
     def mostly_verb_or_adjective(self, lemma: str) -> bool:
         """Whether a word is more often a verb or adjective than this noun ("lighter" of `light`, "happening"
@@ -115,6 +125,47 @@ class WordNet:
         return out
 
 
+    def instances(self, lemma: str) -> list[str]:
+        """Named instances of the word's first senses and of their narrower terms, with the adjectives that
+        pertain to them; empty past INSTANCE_CAP."""
+        out: dict[str, None] = {}
+        frontier = self.senses.get(lemma, [])[:INSTANCE_SENSES]
+        seen = set(frontier)
+        for depth in range(INSTANCE_DEPTH + 1):
+            nxt = []
+            for offset in frontier:
+                for sym, o in self.synset(offset)[1]:
+                    if sym == "~i":
+                        out.update(dict.fromkeys(self.synset(o)[0]))
+                        out.update(dict.fromkeys(self.adjectives.get(o, [])))
+                    elif sym == "~" and depth < INSTANCE_DEPTH and o not in seen:
+                        seen.add(o)
+                        nxt.append(o)
+            if len(out) > INSTANCE_CAP:
+                return []
+            frontier = nxt
+        return list(out)
+
+
+def _pertainyms(path: Path) -> list[tuple[list[str], int]]:
+    """(adjective lemmas, noun synset offset) for each adjective synset that pertains to a noun."""
+    if not path.is_file():
+        return []
+    out: list[tuple[list[str], int]] = []
+    with open(path, encoding="latin-1") as f:
+        for line in f:
+            if line.startswith(" "):
+                continue
+            parts = line.split(" | ")[0].split()
+            n = int(parts[3], 16)
+            lemmas = [parts[4 + 2 * i].lower().split("(")[0] for i in range(n)]
+            p = 4 + 2 * n
+            targets = {int(parts[p + 2 + 4 * i]) for i in range(int(parts[p]))
+                       if parts[p + 1 + 4 * i] == "\\" and parts[p + 3 + 4 * i] == "n"}
+            out.extend((lemmas, t) for t in sorted(targets))
+    return out
+
+
 def _records(path: Path) -> list[list[str]]:
     """The fields of a WordNet index file's records (lines starting with a space are its licence); none when
     the file is missing (a copy without verbs or adjectives)."""
@@ -138,9 +189,8 @@ def schema_words(catalog: Catalog) -> list[list[str]]:
     return out
 
 
-def related_words(names: Iterable[list[str]], wordnet: WordNet) -> dict[str, list[str]]:
-    """Question stem n-gram (space-joined) -> the schema stems it stands for; a key is never its own target."""
-    targets: dict[str, set[str]] = {}
+def _schema_lemmas(names: Iterable[list[str]], wordnet: WordNet) -> Iterator[tuple[str, set[str]]]:
+    """(WordNet noun lemma, schema stems) for each distinct word and two-word name of the schema WordNet knows."""
     done: set[str] = set()
     for ws in names:
         spans = [(w, [w]) for w in ws if w not in STOPWORDS and w.isalpha() and len(w) > 2]
@@ -151,22 +201,47 @@ def related_words(names: Iterable[list[str]], wordnet: WordNet) -> dict[str, lis
                 continue
             done.add(lemma)
             stems = {stem(p) for p in parts if p not in STOPWORDS}
-            if not stems:
+            if stems:
+                yield lemma, stems
+
+
+def _key(lemma: str) -> list[str]:
+    return tokenize(lemma.replace("_", " ").replace("-", " "))
+
+
+def related_words(names: Iterable[list[str]], wordnet: WordNet) -> dict[str, list[str]]:
+    """Question stem n-gram (space-joined) -> the schema stems it stands for; a key is never its own target."""
+    targets: dict[str, set[str]] = {}
+    for lemma, stems in _schema_lemmas(names, wordnet):
+        for rel in wordnet.related(lemma):
+            key = _key(rel)
+            if not key or len(key) > MAX_KEY_STEMS or (len(key) == 1 and wordnet.mostly_verb_or_adjective(rel)):
                 continue
-            for rel in wordnet.related(lemma):
-                key = tokenize(rel.replace("_", " ").replace("-", " "))
-                if not key or len(key) > MAX_KEY_STEMS or (len(key) == 1 and wordnet.mostly_verb_or_adjective(rel)):
-                    continue
-                # A relative that contains the schema word ("graduate school" for `school`, "first name" for
-                # `name`) would lend the schema word to its other words, which mean something else.
-                if not stems & set(key):
-                    targets.setdefault(" ".join(key), set()).update(stems)
+            # A relative that contains the schema word ("graduate school" for `school`, "first name" for
+            # `name`) would lend the schema word to its other words, which mean something else.
+            if not stems & set(key):
+                targets.setdefault(" ".join(key), set()).update(stems)
     return {k: sorted(v) for k, v in sorted(targets.items())}
 
 
-def build_related(catalog: Catalog, root: Path | None) -> dict[str, list[str]]:
-    """The index's related-word map; empty without WordNet."""
-    return related_words(schema_words(catalog), WordNet(root)) if root is not None else {}
+def instance_words(names: Iterable[list[str]], wordnet: WordNet) -> dict[str, list[str]]:
+    """Name stem n-gram -> the schema stems of what it is an instance of ("finland" -> `country`, "asian" ->
+    `continent`): a name the catalog does not hold still says which column would."""
+    targets: dict[str, set[str]] = {}
+    for lemma, stems in _schema_lemmas(names, wordnet):
+        for inst in wordnet.instances(lemma):
+            key = _key(inst)
+            if key and len(key) <= MAX_KEY_STEMS and not stems & set(key):
+                targets.setdefault(" ".join(key), set()).update(stems)
+    return {k: sorted(v) for k, v in sorted(targets.items())}
+
+
+def build_related(catalog: Catalog, root: Path | None) -> tuple[dict[str, list[str]], dict[str, list[str]]]:
+    """The index's related-word and instance maps; empty without WordNet."""
+    if root is None:
+        return {}, {}
+    wordnet, names = WordNet(root), schema_words(catalog)
+    return related_words(names, wordnet), instance_words(names, wordnet)
 
 
 def lookup(stems: Sequence[str], related: Mapping[str, Sequence[str]]) -> list[tuple[int, int, Sequence[str]]]:

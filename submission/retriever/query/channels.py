@@ -16,7 +16,7 @@ from ..backends.stage1 import InProcess, QuestionStage, Stage1
 from ..index import registry, thesaurus
 from ..index.quality import preference
 from ..index.store import Index
-from ..index.text import STOPWORDS, quoted, stem, tokenize, words
+from ..index.text import STOPWORDS, name_spans, stem, tokenize, words
 from .fusion import rrf
 
 #: Longest question n-gram looked up among sample values.
@@ -101,11 +101,19 @@ class Evidence:
     #: Per table: best cosine of a name the question gives (a quoted or capitalised span, embedded alone) with
     #: one of its columns; empty when the question names nothing or no dense channel is live.
     entity_cos: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.float32))
+    #: (terms, tables): the term is part of a name the question gives that WordNet knows as an instance of a
+    #: schema word the table holds ("Finland" -> `country`), where the term itself is not in the table.
+    instance_hit: np.ndarray = field(default_factory=lambda: np.zeros((0, 0), dtype=np.bool_))
 
     def related(self) -> np.ndarray:
         """related_hit as (terms, tables); zeros for evidence made without it (hand-made, or channel off)."""
         rel = self.related_hit
         return rel if rel.shape == self.schema_hit.shape else np.zeros(self.schema_hit.shape, dtype=np.bool_)
+
+    def instances(self) -> np.ndarray:
+        """instance_hit as (terms, tables); zeros for evidence made without it."""
+        hit = self.instance_hit
+        return hit if hit.shape == self.schema_hit.shape else np.zeros(self.schema_hit.shape, dtype=np.bool_)
 
 
 def standardise(x: np.ndarray) -> np.ndarray:
@@ -118,13 +126,9 @@ def standardise(x: np.ndarray) -> np.ndarray:
 
 
 def entity_terms(question: str, terms: Sequence[str]) -> np.ndarray:
-    """Which terms come from quoted text or from capitalised words past the first word of the question."""
-    named: set[str] = set()
-    for text in quoted(question):
-        named.update(tokenize(text))
-    for i, tok in enumerate(question.split()):
-        if i > 0 and tok[:1].isupper():
-            named.update(tokenize(tok))
+    """Which terms come from the names the question gives (text.name_spans: quotes, and capitalised words past
+    a sentence's first word)."""
+    named = {s for span in name_spans(question) for s in tokenize(span)}
     return np.asarray([t in named for t in terms], dtype=np.bool_)
 
 
@@ -163,10 +167,13 @@ def _name_match(stems: set[str], index: Mapping[str, np.ndarray], lengths: np.nd
 
 
 def related_hits(stems: Sequence[str], terms: Sequence[str], related: Mapping[str, Sequence[str]],
-                 tables: object, direct: np.ndarray) -> np.ndarray:
-    """(terms, tables): tables holding a schema word related to the term, where the term itself is not."""
+                 tables: object, direct: np.ndarray, only: set[str] | None = None) -> np.ndarray:
+    """(terms, tables): tables holding a schema word related to the term, where the term itself is not; with
+    `only`, just the n-grams made of those terms."""
     out = np.zeros(direct.shape, dtype=np.bool_)
     found = thesaurus.lookup(list(stems), related)
+    if only is not None:
+        found = [f for f in found if only.issuperset(stems[f[0]:f[1]])]
     if not found:
         return out
     targets = sorted({s for _, _, hit in found for s in hit})
@@ -191,6 +198,7 @@ def gather(
     table_channels: Mapping[str, np.ndarray] | None = None,
     related: Mapping[str, Sequence[str]] | None = None,
     name_columns: np.ndarray | None = None,
+    instances: Mapping[str, Sequence[str]] | None = None,
 ) -> Evidence:
     """Run the lexical channels and combine them with precomputed dense scores (table, column, group)."""
     stems = tokenize(question)
@@ -209,6 +217,11 @@ def gather(
     rel = np.zeros(tab.shape, dtype=np.bool_)
     if related and "related" not in disabled:
         rel = related_hits(stems, terms, related, lt, (tab > 0) | (val > 0))
+    entity = entity_terms(question, terms)
+    inst = np.zeros(tab.shape, dtype=np.bool_)
+    if instances and "instances" not in disabled and entity.any():
+        named = {t for t, e in zip(terms, entity.tolist(), strict=True) if e}
+        inst = related_hits(stems, terms, instances, lt, (tab > 0) | (val > 0), only=named)
     group_dense: dict[str, np.ndarray] = {}
     for name, (t_s, c_s, g_s) in dense_scores.items():
         t_key, c_key = registry.dense(name).evidence_keys
@@ -234,8 +247,8 @@ def gather(
         dense_z = (standardise(scores[t_key]), standardise(scores[c_key]), standardise(group_dense[first]))
     entity_cos = column_max(name_columns, layout) if name_columns is not None else np.zeros(0, dtype=np.float32)
     return Evidence(terms, idf, tab > 0, val > 0, name_match, phrase_hits, scores, fused,
-                    grp.sum(axis=0), sorted(found), group_name_match, entity_terms(question, terms), group_dense,
-                    dense_z, rel, entity_cos)
+                    grp.sum(axis=0), sorted(found), group_name_match, entity, group_dense, dense_z, rel,
+                    entity_cos, inst)
 
 
 class Channels:
@@ -286,6 +299,7 @@ class Channels:
                 if ch.switch not in disabled}
         return gather(question, self.layout, stage.lexical, self.index.value_phrases, dense, rrf_k,
                       disabled=disabled, table_channels=late, related=self.index.related,
+                      instances=self.index.instances,
                       name_columns=self.name_columns(query_vectors, dense, stage))
 
     def name_columns(self, query_vectors: Mapping[str, np.ndarray], dense: Mapping[str, tuple[np.ndarray, ...]],

@@ -17,12 +17,13 @@ GROUP_FEATURES = (
     "fused_rank", "dense_table_max", "dense_column_max", "dense_top2", "dense_rank", "dense_group",
     "dense_group_rank", "name_max", "group_name", "phrase_any", "log_size", "cov_table", "dcol_top2",
     "cov_distinct", "dense_group_unmatched", "dense_table_unmatched", "cov_related", "entity_dense",
+    "cov_instance",
 )
 PLAN_FEATURES = (
     "size1", "size2", "size3", "size4", "size5", "unjoined", "n_joins", "cov_all", "cov_schema",
     "name_sum", "name_out", "rel_sum", "rel_min", "rel_out", "n_bridge", "phrase_in", "phrase_out", "dense_min",
     "dense_out", "dcol_min", "dcol_out", "entity_home", "cov_related", "tab_sum", "tab_min",
-    "tab_out",
+    "tab_out", "cov_instance",
 )
 
 #: What the confidence calibration reads: the model's own expected coverage and top group probability (as
@@ -123,10 +124,14 @@ def group_features(ev: Evidence, gi: GroupIndex) -> np.ndarray:
     related = foreign @ gi.reduce_max(ev.related().astype(np.float32)) if w.size else np.zeros(gi.size.size)
     # Names the question gives, embedded alone, against the columns: which database would hold them.
     entity = gi.reduce_max(standardise(ev.entity_cos)) if ev.entity_cos.size else np.zeros(gi.size.size)
+    # Names WordNet knows the kind of ("Finland" is a country): the group holds a column for that kind.
+    named = (w * _entity(ev)).astype(np.float32)
+    instance = named @ gi.reduce_max(ev.instances().astype(np.float32)) if w.size else np.zeros(gi.size.size)
     cols = [cov_schema, cov_all, cov_name, _inv_rank(cov_all), bm, _inv_rank(bm), fmax, _top2_mean(fused, gi),
             _inv_rank(fmax), dt, dc, d2, drank, dg, dgrank, gi.reduce_max(ev.name_match), ev.group_name_match,
             (gi.reduce_max(ev.phrase_hits) > 0).astype(np.float32), np.log(gi.size.astype(np.float32)),
-            gi.reduce_max(per_table), dc2, distinct, dg * unmatched, dt * unmatched, related, entity]
+            gi.reduce_max(per_table), dc2, distinct, dg * unmatched, dt * unmatched, related, entity,
+            instance]
     return np.stack(cols, axis=1).astype(np.float32)
 
 
@@ -153,6 +158,8 @@ def plan_features(ev: Evidence, plans: Sequence[Plan], group_members: Sequence[i
     # Related words count for the terms the group does not hold at all (see group_features).
     rel = ev.related()[:, members] & (~hit_all.any(axis=1) & ~_entity(ev))[:, None]
     cov_rel = ((maski @ rel.T.astype(np.int32)) > 0) @ w64 if w.size else np.zeros(len(plans))
+    inst = ev.instances()[:, members].T.astype(np.int32)
+    cov_inst = ((maski @ inst) > 0) @ (w64 * _entity(ev)) if w.size else np.zeros(len(plans))
     name = ev.name_match[members]
     rel = ev.fused[members] / max(float(ev.fused[members].max()), 1e-9)
     phrase = ev.phrase_hits[members]
@@ -175,7 +182,7 @@ def plan_features(ev: Evidence, plans: Sequence[Plan], group_members: Sequence[i
         (mask & (phrase > 0)).sum(axis=1),
         out_max(phrase, outside), _masked_min(dm, mask), out_max(dm, outside), _masked_min(dc, mask),
         out_max(dc, outside), home, cov_rel, (mask * relevance).sum(axis=1), _masked_min(relevance, mask),
-        _masked_max_neg(relevance, outside),
+        _masked_max_neg(relevance, outside), cov_inst,
     ]
     return np.stack([np.asarray(f, dtype=np.float32) for f in feats], axis=1)
 

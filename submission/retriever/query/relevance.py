@@ -20,6 +20,7 @@ TABLE_FEATURES = (
     "t_fused", "t_fused_rank", "t_name", "t_phrase", "t_cov", "t_cov_alone", "t_cov_share", "t_bm25_table",
     "t_bm25_column", "t_values", "t_dense_table", "t_dense_column", "t_dense_table_gap", "t_dense_column_gap",
     "t_degree", "t_log_columns", "t_named", "t_related", "t_next_to_top", "t_entity_gap", "t_entity_best",
+    "t_instance",
 )
 
 
@@ -67,6 +68,8 @@ def table_features(ev: Evidence, members: Sequence[int], shape: TableShape) -> n
         dt, dc = ev.dense_z[0][m], ev.dense_z[1][m]
         dtg, dcg = dt - dt.max(), dc - dc.max()
     related = w @ ev.related()[:, m].astype(np.float32) if w.size else zeros
+    named = w * ev.entity if ev.entity.shape == w.shape else np.zeros_like(w)
+    instance = named @ ev.instances()[:, m].astype(np.float32) if w.size else zeros
     # Plans are mostly joined: the tables related to the group's best-ranked one come with it.
     top = int(m[order[0]])
     next_to_top = np.asarray([int(t) in shape.neighbours[top] for t in m], dtype=np.float32)
@@ -81,6 +84,7 @@ def table_features(ev: Evidence, members: Sequence[int], shape: TableShape) -> n
         _scaled(ev.scores["bm25_columns"][m]) if "bm25_columns" in ev.scores else zeros,
         _scaled(ev.scores["values"][m]) if "values" in ev.scores else zeros,
         dt, dc, dtg, dcg, shape.degree[m], shape.log_columns[m], shape.named[m], related, next_to_top, eg, eb,
+        instance,
     ]
     return np.stack([np.asarray(c, dtype=np.float32) for c in cols], axis=1)
 
