@@ -18,13 +18,8 @@ from retriever.embedders.interface import Kind
 from retriever.index.build import build_index
 from retriever.index.store import load_index
 from retriever.index.text import name_spans
-from retriever.query.channels import (
-    Channels,
-    Layout,
-    column_max,
-    entity_terms,
-    match_phrases,
-)
+from retriever.query.channels import Channels, Layout, column_max
+from retriever.query.lookups import entity_terms, match_phrases
 
 DENSE = {
     "customer: id, name": [1.0, 0.0],

@@ -70,7 +70,7 @@ def test_a_question_that_matches_nothing_has_no_lexical_evidence() -> None:
 
 def test_entity_terms_come_from_quoted_or_capitalised_words_past_the_first() -> None:
     from retriever.index.text import tokenize
-    from retriever.query.channels import entity_terms
+    from retriever.query.lookups import entity_terms
 
     def named(q: str) -> list[str]:
         terms = list(dict.fromkeys(tokenize(q)))

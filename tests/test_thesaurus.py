@@ -10,7 +10,7 @@ import pytest
 from retriever.index import thesaurus
 from retriever.index.catalog import parse_catalog
 from retriever.index.lexical import LexicalIndex
-from retriever.query.channels import related_hits
+from retriever.query.lookups import related_hits
 
 #: synset key -> (lemmas, [(pointer symbol, target key)])
 SYNSETS = {

@@ -13,14 +13,12 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..backends.stage1 import InProcess, QuestionStage, Stage1
-from ..index import registry, thesaurus
+from ..index import registry
 from ..index.quality import preference
 from ..index.store import Index
-from ..index.text import STOPWORDS, name_spans, stem, tokenize, words
+from ..index.text import stem, tokenize, words
 from .fusion import rrf
-
-#: Longest question n-gram looked up among sample values.
-MAX_PHRASE_WORDS = 5
+from .lookups import entity_terms, match_phrases, name_hits, related_hits
 
 
 @dataclass(frozen=True)
@@ -125,13 +123,6 @@ def standardise(x: np.ndarray) -> np.ndarray:
     return ((x - float(x.mean())) / max(sd, 1e-6)).astype(np.float32)
 
 
-def entity_terms(question: str, terms: Sequence[str]) -> np.ndarray:
-    """Which terms come from the names the question gives (text.name_spans: quotes, and capitalised words past
-    a sentence's first word)."""
-    named = {s for span in name_spans(question) for s in tokenize(span)}
-    return np.asarray([t in named for t in terms], dtype=np.bool_)
-
-
 def column_max(col_scores: np.ndarray, layout: Layout) -> np.ndarray:
     """Best column score per table; tables without columns get 0."""
     out = np.zeros(layout.n_tables, dtype=np.float32)
@@ -140,51 +131,6 @@ def column_max(col_scores: np.ndarray, layout: Layout) -> np.ndarray:
         red = np.maximum.reduceat(col_scores, layout.col_start[:-1][has])
         out[has] = red
     return out
-
-
-def match_phrases(question: str, phrases: Mapping[str, Sequence[int]]) -> dict[str, Sequence[int]]:
-    """Question n-grams that are sample values somewhere in the catalog."""
-    toks = words(question)
-    found: dict[str, Sequence[int]] = {}
-    for n in range(MAX_PHRASE_WORDS, 0, -1):
-        for i in range(len(toks) - n + 1):
-            gram = toks[i:i + n]
-            if n == 1 and (gram[0] in STOPWORDS or len(gram[0]) < 3):
-                continue
-            key = " ".join(gram)
-            if key in phrases:
-                found[key] = phrases[key]
-    return found
-
-
-def _name_match(stems: set[str], index: Mapping[str, np.ndarray], lengths: np.ndarray) -> np.ndarray:
-    out = np.zeros(lengths.size, dtype=np.float32)
-    for s in stems:
-        hit = index.get(s)
-        if hit is not None:
-            out[hit] += 1.0
-    return out / np.maximum(lengths, 1.0)
-
-
-def related_hits(stems: Sequence[str], terms: Sequence[str], related: Mapping[str, Sequence[str]],
-                 tables: object, direct: np.ndarray, only: set[str] | None = None) -> np.ndarray:
-    """(terms, tables): tables holding a schema word related to the term, where the term itself is not; with
-    `only`, just the n-grams made of those terms."""
-    out = np.zeros(direct.shape, dtype=np.bool_)
-    found = thesaurus.lookup(list(stems), related)
-    if only is not None:
-        found = [f for f in found if only.issuperset(stems[f[0]:f[1]])]
-    if not found:
-        return out
-    targets = sorted({s for _, _, hit in found for s in hit})
-    held = tables.term_scores(targets) > 0  # type: ignore[attr-defined]
-    row = {s: i for i, s in enumerate(targets)}
-    pos = {t: i for i, t in enumerate(terms)}
-    for lo, hi, hit in found:
-        any_held = held[[row[s] for s in hit]].any(axis=0)
-        for p in range(lo, hi):
-            out[pos[stems[p]]] |= any_held
-    return out & ~direct
 
 
 def gather(
@@ -235,8 +181,8 @@ def gather(
     for tables in found.values():
         phrase_hits[np.asarray(tables, dtype=np.int64)] += 1.0
     qstems = {stem(w) for w in words(question)}
-    name_match = _name_match(qstems, layout.name_index, layout.name_len)
-    group_name_match = _name_match(qstems, layout.group_name_index, layout.group_name_len)
+    name_match = name_hits(qstems, layout.name_index, layout.name_len)
+    group_name_match = name_hits(qstems, layout.group_name_index, layout.group_name_len)
     fused = rrf([scores[k] for k in sorted(scores)] + [phrase_hits], rrf_k)
     if "values" in disabled:
         val[:] = 0

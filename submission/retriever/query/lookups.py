@@ -1,0 +1,67 @@
+"""What the question's words and names find in the index's dictionaries: sample-value phrases, table-name
+stems, and the thesaurus's related words and instances. Plain look-ups, no scoring."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+
+from ..index import thesaurus
+from ..index.text import STOPWORDS, name_spans, tokenize, words
+
+#: Longest question n-gram looked up among sample values.
+MAX_PHRASE_WORDS = 5
+
+
+def entity_terms(question: str, terms: Sequence[str]) -> np.ndarray:
+    """Which terms come from the names the question gives (text.name_spans: quotes, and capitalised words past
+    a sentence's first word)."""
+    named = {s for span in name_spans(question) for s in tokenize(span)}
+    return np.asarray([t in named for t in terms], dtype=np.bool_)
+
+
+def match_phrases(question: str, phrases: Mapping[str, Sequence[int]]) -> dict[str, Sequence[int]]:
+    """Question n-grams that are sample values somewhere in the catalog."""
+    toks = words(question)
+    found: dict[str, Sequence[int]] = {}
+    for n in range(MAX_PHRASE_WORDS, 0, -1):
+        for i in range(len(toks) - n + 1):
+            gram = toks[i:i + n]
+            if n == 1 and (gram[0] in STOPWORDS or len(gram[0]) < 3):
+                continue
+            key = " ".join(gram)
+            if key in phrases:
+                found[key] = phrases[key]
+    return found
+
+
+def name_hits(stems: set[str], index: Mapping[str, np.ndarray], lengths: np.ndarray) -> np.ndarray:
+    """Per position, the share of its name's stems the question holds."""
+    out = np.zeros(lengths.size, dtype=np.float32)
+    for s in stems:
+        hit = index.get(s)
+        if hit is not None:
+            out[hit] += 1.0
+    return out / np.maximum(lengths, 1.0)
+
+
+def related_hits(stems: Sequence[str], terms: Sequence[str], related: Mapping[str, Sequence[str]],
+                 tables: object, direct: np.ndarray, only: set[str] | None = None) -> np.ndarray:
+    """(terms, tables): tables holding a schema word related to the term, where the term itself is not; with
+    `only`, just the n-grams made of those terms."""
+    out = np.zeros(direct.shape, dtype=np.bool_)
+    found = thesaurus.lookup(list(stems), related)
+    if only is not None:
+        found = [f for f in found if only.issuperset(stems[f[0]:f[1]])]
+    if not found:
+        return out
+    targets = sorted({s for _, _, hit in found for s in hit})
+    held = tables.term_scores(targets) > 0  # type: ignore[attr-defined]
+    row = {s: i for i, s in enumerate(targets)}
+    pos = {t: i for i, t in enumerate(terms)}
+    for lo, hi, hit in found:
+        any_held = held[[row[s] for s in hit]].any(axis=0)
+        for p in range(lo, hi):
+            out[pos[stems[p]]] |= any_held
+    return out & ~direct
