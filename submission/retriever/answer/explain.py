@@ -88,6 +88,10 @@ LEGEND = (
     ("hedge/fill", "the table serves no plan inside the answer: it fills a free slot or hedges on a "
                    "less likely database"),
     ("terms / values", "question terms found in the table's schema text / only in its sample values"),
+    ("related words for", "question terms no table holds whose WordNet relatives are words of this table "
+                          "(vocalists -> singer)"),
+    ("a column for the kind of", "names in the question that WordNet knows as things of a kind this table has "
+                                 "a word for (Finland -> country)"),
     ("quoted value", "a question phrase equal to one of the table's sample values"),
     ("name match", "share of the table name's words that occur in the question"),
     ("relevance K of N", "the table's place among its database's N tables by the fitted table relevance, "
