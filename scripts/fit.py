@@ -128,7 +128,7 @@ def load_set(spec: str, settings: Settings, opts: Options, every: int, cache: Pa
     lex = lexical_options(planner, opts)
     out = []
     rows = read_jsonl(queries_path)[::every]
-    key = hashlib.sha256(f"{spec}|{every}|{evidence_digest()}".encode()).hexdigest()[:16]
+    key = hashlib.sha256(f"{spec}|{every}|{RUNNING[0]}".encode()).hexdigest()[:16]
     if cache is not None and (cache / f"{name}-{key}.pkl").exists():
         with open(cache / f"{name}-{key}.pkl", "rb") as f:  # our own file, written below
             return TrainingSet(name, planner, pickle.load(f), str(index_dir))  # noqa: S301
@@ -358,6 +358,11 @@ def _digest(names: Sequence[str]) -> str:
     return h.hexdigest()[:16]
 
 
+#: (evidence, code) digests of the sources this process imported, taken at import: a source edited while a
+#: long fit runs must not label evidence or weights made by the code it replaced.
+RUNNING = (evidence_digest(), code_digest())
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--set", action="append", required=True, help="NAME=INDEX_DIR,QUERIES,LABELS[,EVERY]")
@@ -391,7 +396,7 @@ def main(argv: list[str] | None = None) -> int:
         acc = np.mean([int(np.argmax(m.logits(x)) == y) for x, y in got.data[name]])
         print(f"fit: {name} model train top-1 accuracy {acc:.4f}", file=sys.stderr)
     out = {"version": WEIGHTS_VERSION, "fitted_on": {ts.name: len(ts.questions) for ts in sets},
-           "every": args.every, "code": code_digest(), "channels": sets[0].planner.index.channels,
+           "every": args.every, "code": RUNNING[1], "channels": sets[0].planner.index.channels,
            "models": {**{k: m.to_json() for k, m in fitted.items()}, "confidence": conf.to_json()}}
     args.out.write_text(json.dumps(out, indent=1) + "\n", encoding="utf-8")
     print(f"fit: wrote {args.out}", file=sys.stderr)
