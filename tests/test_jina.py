@@ -161,8 +161,10 @@ def test_delay_beyond_budget_raises_instead_of_hanging(fake: FakeJina) -> None:
 
 def test_a_timed_out_request_is_retried(fake: FakeJina, sleeps: list[float]) -> None:
     fake.fail("delay", times=1, delay_s=30)
-    out = JinaEmbedder(settings(fake, jina_timeout_s=0.2), budget_s=30).embed(["x"], "query")
-    assert out.shape == (1, DIM) and len(fake.requests) == 2 and len(sleeps) == 1
+    out = JinaEmbedder(settings(fake, jina_timeout_s=1.0), budget_s=30).embed(["x"], "query")
+    # The first request times out and is retried; on a loaded machine a retry may time out too, so the test
+    # asks for at least one retry and one back-off per retry, not an exact count.
+    assert out.shape == (1, DIM) and len(fake.requests) >= 2 and len(sleeps) == len(fake.requests) - 1
 
 
 def test_connection_errors_are_retried_then_reported(sleeps: list[float]) -> None:
