@@ -23,8 +23,8 @@ def _table_evidence(planner: Planner, answer: Answer, t: int) -> list[str]:
     related = [term for i, term in enumerate(ev.terms) if rel[i, t]]
     if related:
         parts.append("related words for " + ",".join(related))
-    inst = ev.instances()
-    kinds = [term for i, term in enumerate(ev.terms) if inst[i, t] and ev.entity[i]]
+    inst, names = ev.instances(), ev.names()
+    kinds = [term for i, term in enumerate(ev.terms) if inst[i, t] and names[i]]
     if kinds:
         parts.append("a column for the kind of " + ",".join(kinds))
     phrases = [p for p in ev.phrases if t in planner.index.value_phrases.get(p, [])]

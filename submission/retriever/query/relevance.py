@@ -51,7 +51,7 @@ def _scaled(x: np.ndarray) -> np.ndarray:
 def table_features(ev: Evidence, members: Sequence[int], shape: TableShape) -> np.ndarray:
     """(members, TABLE_FEATURES) for the tables of one group, `members` sorted."""
     m = np.asarray(members, dtype=np.int64)
-    w = ev.idf / ev.idf.sum() if ev.idf.size and ev.idf.sum() > 0 else ev.idf
+    w = ev.term_weights()
     hit = (ev.schema_hit | ev.value_hit)[:, m].astype(np.float32)
     held_by = hit.sum(axis=1)
     zeros = np.zeros(m.size, dtype=np.float32)
@@ -68,8 +68,7 @@ def table_features(ev: Evidence, members: Sequence[int], shape: TableShape) -> n
         dt, dc = ev.dense_z[0][m], ev.dense_z[1][m]
         dtg, dcg = dt - dt.max(), dc - dc.max()
     related = w @ ev.related()[:, m].astype(np.float32) if w.size else zeros
-    named = w * ev.entity if ev.entity.shape == w.shape else np.zeros_like(w)
-    instance = named @ ev.instances()[:, m].astype(np.float32) if w.size else zeros
+    instance = (w * ev.names()) @ ev.instances()[:, m].astype(np.float32) if w.size else zeros
     # Plans are mostly joined: the tables related to the group's best-ranked one come with it.
     top = int(m[order[0]])
     next_to_top = np.asarray([int(t) in shape.neighbours[top] for t in m], dtype=np.float32)
