@@ -81,12 +81,12 @@ done
 
 # --- strip what is never used at run time -------------------------------------------------------------
 find "$vendor" -type d -name __pycache__ -prune -exec rm -rf {} +
-for pkg in numpy networkx; do
+for pkg in numpy; do
   [ -d "$vendor/$pkg" ] && find "$vendor/$pkg" -type d -name tests -prune -exec rm -rf {} +
 done
 find "$vendor" \( -name '*.pyi' -o -name '*.pyc' \) -type f -delete
 # Bytecode for the python the bundle is for: the scripts run with -B (never write into the folder), so
-# without it every start would compile numpy and networkx from source. Unchecked hashes: a copy that does
+# without it every start would compile numpy from source. Unchecked hashes: a copy that does
 # not keep file times (the benchmark copies the folder) must not make the bytecode look stale.
 "$py" -m compileall -q -j 0 --invalidation-mode unchecked-hash "$vendor" >/dev/null
 
@@ -141,7 +141,7 @@ import retriever
 for m in pkgutil.walk_packages(retriever.__path__, "retriever."):
     if not m.name.endswith("__main__"):
         __import__(m.name)
-import bm25s, diskcache, networkx, numpy, requests, Stemmer, tokenizers  # noqa: F401
+import bm25s, diskcache, numpy, requests, Stemmer, tokenizers  # noqa: F401
 from retriever.embedders.minilm import MiniLM, find_model_dir
 for mod in list(sys.modules.values()):
     f = getattr(mod, "__file__", None) or ""

@@ -208,7 +208,7 @@ import json, sys
 from pathlib import Path
 here, vendor = Path(sys.argv[1]), sys.argv[2]
 sys.path[:0] = [vendor, str(here)]   # what _launch.py does when the folder runs alone
-import retriever.cli, retriever.embedders.minilm, numpy, networkx, bm25s, Stemmer, tokenizers, diskcache, requests
+import retriever.cli, retriever.embedders.minilm, numpy, bm25s, Stemmer, tokenizers, diskcache, requests
 from _check import bundle_problem
 files = {name: getattr(m, "__file__", None) for name, m in sorted(sys.modules.items())}
 print(json.dumps({"files": {k: v for k, v in files.items() if v},
@@ -229,7 +229,7 @@ def test_copy_imports_nothing_from_the_repo(bundle: dict[str, Any]) -> None:
     stdlib = Path(probe["stdlib"]).resolve()
     for name in ("retriever", "retriever.cli", "_check"):
         assert files[name].is_relative_to(copy.resolve()), f"{name} came from {files[name]}"
-    for name in ("numpy", "networkx", "bm25s", "tokenizers", "diskcache", "requests", "Stemmer"):
+    for name in ("numpy", "bm25s", "tokenizers", "diskcache", "requests", "Stemmer"):
         assert files[name].is_relative_to(vendor.resolve()), f"{name} came from {files[name]}"
     assert Path(probe["model_dir"]).resolve().is_relative_to(vendor.resolve()), probe["model_dir"]
     for name, f in files.items():

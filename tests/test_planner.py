@@ -6,7 +6,6 @@ import json
 from pathlib import Path
 from typing import Any
 
-import networkx as nx
 import numpy as np
 import pytest
 from conftest import MINI_CATALOG, MINI_DIR, catalog_keys, covered, join_key, read_jsonl, validate_answer
@@ -14,6 +13,7 @@ from conftest import MINI_CATALOG, MINI_DIR, catalog_keys, covered, join_key, re
 from retriever.embedders.interface import HashEmbedder
 from retriever.index.build import build_index
 from retriever.index.catalog import load_catalog, parse_catalog
+from retriever.index.links import links_from
 from retriever.index.store import Index, load_index
 from retriever.query.fusion import ranks, rrf
 from retriever.query.planner import Answer, Options, Planner, default_models, switches
@@ -23,7 +23,6 @@ from retriever.query.plans import (
     POOL_SIZE,
     Plan,
     enumerate_plans,
-    links_of,
     plan_pool,
 )
 
@@ -223,19 +222,11 @@ def test_every_ablation_switch_still_answers_validly(tmp_path: Path) -> None:
 # --- plan enumeration ----------------------------------------------------------------------------------
 
 
-def _graph(n: int, edges: list[tuple[int, int, int]]) -> nx.MultiGraph:
-    g: nx.MultiGraph = nx.MultiGraph()
-    g.add_nodes_from(range(n))
-    for a, b, rel in edges:
-        g.add_edge(a, b, rel=rel)
-    return g
-
-
 def test_enumerate_plans_connected_subsets_and_unjoined_pairs() -> None:
     # 0 -r0- 1 =r1,r2= 2 ; 3 isolated ; 4 -r3- 5 outside the pool.
-    g = _graph(6, [(0, 1, 0), (1, 2, 1), (1, 2, 2), (4, 5, 3)])
+    g = links_from([(0, 1, 0), (1, 2, 1), (1, 2, 2), (4, 5, 3)])
     relevance = np.array([0.9, 0.1, 0.5, 0.8, 0.0, 0.0])
-    plans = enumerate_plans(7, [0, 1, 2, 3], relevance, links_of(g))
+    plans = enumerate_plans(7, [0, 1, 2, 3], relevance, g)
     connected = {p.tables: p.joins for p in plans if p.connected}
     assert connected == {(0,): (), (1,): (), (2,): (), (3,): (), (0, 1): (0,), (1, 2): (1, 2),
                          (0, 1, 2): (0, 1, 2)}
@@ -247,8 +238,8 @@ def test_enumerate_plans_connected_subsets_and_unjoined_pairs() -> None:
 
 
 def test_enumerate_plans_caps_plan_size() -> None:
-    g = _graph(6, [(i, i + 1, i) for i in range(5)])
-    plans = enumerate_plans(0, list(range(6)), np.ones(6), links_of(g))
+    g = links_from([(i, i + 1, i) for i in range(5)])
+    plans = enumerate_plans(0, list(range(6)), np.ones(6), g)
     assert max(len(p.tables) for p in plans) == MAX_PLAN_TABLES
     chains = [p for p in plans if p.connected and len(p.tables) == MAX_PLAN_TABLES]
     m = MAX_PLAN_TABLES
@@ -259,7 +250,7 @@ def test_enumerate_plans_caps_plan_size() -> None:
 def test_plan_pool_adds_bridges_between_top_tables() -> None:
     n = POOL_SIZE + 5
     # A chain 0-1-...-(n-1); the two ends of a 3-edge stretch are the most relevant.
-    g = _graph(n, [(i, i + 1, i) for i in range(n - 1)])
+    g = links_from([(i, i + 1, i) for i in range(n - 1)])
     relevance = np.full(n, 0.1)
     relevance[[1, 2]] = 0.0
     relevance[[0, 3]] = 1.0

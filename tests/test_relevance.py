@@ -4,15 +4,15 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-import networkx as nx
 import numpy as np
 import pytest
 
+from retriever.index.links import links_from
 from retriever.index.store import Index
 from retriever.query.channels import Evidence
 from retriever.query.model import SoftmaxModel
 from retriever.query.planner import Models, Options, Planner
-from retriever.query.plans import UNJOINED_SEEDS, links_of
+from retriever.query.plans import UNJOINED_SEEDS
 from retriever.query.relevance import TABLE_FEATURES, TableShape, table_features, training_rows
 
 
@@ -27,12 +27,8 @@ def _evidence() -> Evidence:
 
 
 def _shape() -> TableShape:
-    g = nx.MultiGraph()
-    g.add_nodes_from(range(4))
-    g.add_edge(0, 1, rel=0)
-    g.add_edge(0, 2, rel=1)
-    g.add_edge(0, 0, rel=2)  # a self-reference joins nothing else
-    return TableShape.from_links(links_of(g), np.asarray([3, 1, 0, 7]), np.asarray([True, False, False, False]))
+    links = links_from([(0, 1, 0), (0, 2, 1), (0, 0, 2)])  # a self-reference (rel 2) joins nothing else
+    return TableShape.from_links(links, np.asarray([3, 1, 0, 7]), np.asarray([True, False, False, False]))
 
 
 def test_table_features_by_hand() -> None:

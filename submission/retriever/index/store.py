@@ -10,7 +10,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import networkx as nx
 import numpy as np
 
 from ..errors import BadIndexError
@@ -18,6 +17,7 @@ from . import registry
 from .catalog import Catalog, from_compact
 from .documents import group_order
 from .lexical import LexicalIndex
+from .links import Links, relationship_links
 
 FORMAT_VERSION = 10
 #: Column types, descriptions and sample values for prompt output; read on demand, not at startup.
@@ -39,7 +39,8 @@ class Index:
     table_group: np.ndarray
     groups: list[str]
     value_phrases: dict[str, list[int]]
-    graph: nx.MultiGraph
+    #: The catalog's relationships between table positions.
+    links: Links
     #: Stems of each table's name and description, and of each group's name (for name-match features).
     table_stems: list[list[str]]
     group_stems: list[list[str]]
@@ -60,17 +61,6 @@ class Index:
     @property
     def channels(self) -> list[str]:
         return list(self.manifest.get("channels", []))
-
-
-def relationship_graph(catalog: Catalog) -> nx.MultiGraph:
-    """Tables as nodes (by position), one edge per relationship carrying its catalog index."""
-    pos = {t.table_id: i for i, t in enumerate(catalog.tables)}
-    g: nx.MultiGraph = nx.MultiGraph()
-    g.add_nodes_from(range(len(catalog.tables)))
-    # Explicit edge keys: networkx's own key search costs more than the rest of startup at 100k tables.
-    g.add_edges_from((pos[r.left_table], pos[r.right_table], ri, {"rel": ri})
-                     for ri, r in enumerate(catalog.relationships) if r.left_table != r.right_table)
-    return g
 
 
 def load_schema_details(index_dir: Path, n_tables: int) -> list[list[Any]] | None:
@@ -197,7 +187,7 @@ def _load_index(index_dir: Path) -> Index:
     if len(table_stems) != len(catalog.tables) or len(group_stems) != len(groups) or len(named) != len(table_stems):
         raise BadIndexError(f"index in {str(index_dir)!r} has name stems that do not match its catalog; rebuild it")
     return Index(catalog, manifest, lexical, column_table, table_group, groups, value_phrases,
-                 relationship_graph(catalog), table_stems, group_stems, dense, multi, named, dense_done, related,
+                 relationship_links(catalog), table_stems, group_stems, dense, multi, named, dense_done, related,
                  instances)
 
 

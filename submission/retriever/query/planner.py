@@ -24,7 +24,7 @@ from .features import (
     plan_features,
 )
 from .model import SoftmaxModel
-from .plans import Plan, enumerate_plans, joins_among, links_of, plan_pool
+from .plans import Plan, enumerate_plans, joins_among, plan_pool
 from .relevance import TABLE_FEATURES, TableShape, table_features
 from .selection import N_TABLES, Candidate, Selection, select
 
@@ -101,7 +101,7 @@ class Planner:
             sorted(int(t) for t in self.groups.perm[s:s + n])
             for s, n in zip(self.groups.start, self.groups.size, strict=True)
         ]
-        self.links = links_of(index.graph)
+        self.links = index.links
         self.shape = TableShape.from_links(self.links, np.diff(self.layout.col_start), index.named)
 
     @property
@@ -148,7 +148,7 @@ class Planner:
         rel = dict(zip(members, relevance.tolist(), strict=True))
         idx = np.asarray(members)
         forced = idx[(ev.name_match[idx] >= 1.0) | (ev.phrase_hits[idx] > 0)].tolist()
-        pool = plan_pool(members, rel, self.index.graph, forced)
+        pool = plan_pool(members, rel, self.links, forced)
         return enumerate_plans(g, pool, rel, self.links)
 
     def plan_matrix(self, ev: Evidence, g: int, opts: Options | None = None) -> tuple[list[Plan], np.ndarray]:

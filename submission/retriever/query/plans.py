@@ -6,7 +6,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from itertools import combinations
 
-import networkx as nx
+from ..index.links import Links, shortest_path
 
 MAX_PLAN_TABLES = 5
 #: Tables of a group considered for plans, by relevance; bridges on paths between them are added.
@@ -22,10 +22,6 @@ UNJOINED_SEEDS = 5
 MAX_FORCED = 6
 MAX_PLANS = 2000
 
-#: Each table's neighbours and, per neighbour, the sorted relationship indices between the two.
-Links = Mapping[int, Mapping[int, tuple[int, ...]]]
-
-
 @dataclass(frozen=True)
 class Plan:
     group: int
@@ -36,7 +32,7 @@ class Plan:
     connected: bool
 
 
-def plan_pool(members: Sequence[int], relevance: Mapping[int, float], graph: nx.MultiGraph,
+def plan_pool(members: Sequence[int], relevance: Mapping[int, float], links: Links,
               forced: Sequence[int] = ()) -> list[int]:
     """The group's most relevant tables plus the bridges that connect the best of them."""
     if len(members) <= POOL_SIZE:
@@ -45,26 +41,11 @@ def plan_pool(members: Sequence[int], relevance: Mapping[int, float], graph: nx.
     inside = set(members)
     forced = sorted((t for t in set(forced) if t in inside), key=lambda t: (-float(relevance[t]), t))
     pool = list(dict.fromkeys(ranked[:POOL_SIZE] + forced[:MAX_FORCED]))
-    sub = graph.subgraph(members)
     for a, b in combinations(ranked[:BRIDGE_SEEDS], 2):
-        try:
-            path = nx.shortest_path(sub, a, b)
-        except nx.NetworkXNoPath:
-            continue
-        if len(path) - 1 <= MAX_BRIDGE_EDGES:
+        path = shortest_path(links, a, b, inside)
+        if path is not None and len(path) - 1 <= MAX_BRIDGE_EDGES:
             pool.extend(p for p in path if p not in pool)
     return sorted(pool)
-
-
-def links_of(graph: nx.MultiGraph) -> dict[int, dict[int, tuple[int, ...]]]:
-    """The relationship graph as plain dicts, built once: enumeration reads it thousands of times a question,
-    and a networkx subgraph per group cost more than the enumeration itself."""
-    found: dict[int, dict[int, list[int]]] = {}
-    for a, b, rel in graph.edges(data="rel"):
-        if a != b:  # a self-reference joins no two tables
-            found.setdefault(a, {}).setdefault(b, []).append(rel)
-            found.setdefault(b, {}).setdefault(a, []).append(rel)
-    return {t: {n: tuple(sorted(set(rels))) for n, rels in nbrs.items()} for t, nbrs in found.items()}
 
 
 def enumerate_plans(group: int, pool: Sequence[int], relevance: Mapping[int, float], links: Links) -> list[Plan]:

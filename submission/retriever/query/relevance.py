@@ -12,8 +12,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..index.links import Links
 from .channels import Evidence
-from .plans import Links
 
 #: Named apart from the group and plan features (and the channel switches) so each can be switched off alone.
 TABLE_FEATURES = (
@@ -36,7 +36,7 @@ class TableShape:
 
     @classmethod
     def from_links(cls, links: Links, n_columns: np.ndarray, named: np.ndarray) -> TableShape:
-        """`links` as plans.links_of gives them (the planner's own); `n_columns` and `named` are per table, in
+        """`links` as the index holds them; `n_columns` and `named` are per table, in
         catalog order."""
         near = tuple(frozenset(links.get(t, {})) for t in range(n_columns.size))
         degree = np.asarray([len(n) for n in near], dtype=np.float32)
