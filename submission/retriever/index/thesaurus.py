@@ -124,6 +124,16 @@ class WordNet:
         out.discard(lemma)
         return out
 
+    def instance_names(self) -> list[str]:
+        """Every named instance WordNet lists, of any kind ("Detroit River" as well as Detroit)."""
+        out: dict[str, None] = {}
+        for line in self._data.split(b"\n"):
+            if b" @i " in line:
+                parts = line.split(b" | ")[0].split()
+                out.update(dict.fromkeys(parts[4 + 2 * i].decode("latin-1").lower()
+                                         for i in range(int(parts[3], 16))))
+        return list(out)
+
     def instances(self, lemma: str) -> list[str]:
         """Named instances of the word's first senses and of their narrower terms, with the adjectives that
         pertain to them; empty past INSTANCE_CAP."""
@@ -232,6 +242,13 @@ def instance_words(names: Iterable[list[str]], wordnet: WordNet) -> dict[str, li
             key = _key(inst)
             if key and len(key) <= MAX_KEY_STEMS and not stems & set(key):
                 targets.setdefault(" ".join(key), set()).update(stems)
+    # A longer name of another kind that holds one of these ("Detroit River" holds the city) is kept with no
+    # kind, so that the look-up's longest match can tell the river from the city.
+    for inst in wordnet.instance_names():
+        key = _key(inst)
+        if 1 < len(key) <= MAX_KEY_STEMS and " ".join(key) not in targets and any(
+                " ".join(key[i:j]) in targets for i in range(len(key)) for j in range(i + 1, len(key) + 1)):
+            targets[" ".join(key)] = set()
     return {k: sorted(v) for k, v in sorted(targets.items())}
 
 
@@ -243,12 +260,15 @@ def build_maps(catalog: Catalog, root: Path | None) -> tuple[dict[str, list[str]
     return related_words(names, wordnet), instance_words(names, wordnet)
 
 
-def lookup(stems: Sequence[str], related: Mapping[str, Sequence[str]]) -> list[tuple[int, int, Sequence[str]]]:
-    """(first, past-last position, schema stems) for each question stem n-gram the map knows."""
-    out = []
-    for n in range(1, MAX_KEY_STEMS + 1):
+def lookup(stems: Sequence[str], related: Mapping[str, Sequence[str]],
+           longest: bool = False) -> list[tuple[int, int, Sequence[str]]]:
+    """(first, past-last position, schema stems) for each question stem n-gram the map knows; with `longest`,
+    only n-grams inside no longer known one (a key with no stems still hides what it holds)."""
+    out: list[tuple[int, int, Sequence[str]]] = []
+    for n in range(MAX_KEY_STEMS, 0, -1):
         for i in range(len(stems) - n + 1):
             hit = related.get(" ".join(stems[i:i + n]))
-            if hit:
-                out.append((i, i + n, hit))
-    return out
+            if hit is None or (longest and any(lo <= i and i + n <= hi for lo, hi, _ in out)):
+                continue
+            out.append((i, i + n, hit))
+    return [f for f in out if f[2]]

@@ -176,7 +176,8 @@ def gather(
     inst = np.zeros(tab.shape, dtype=np.bool_)
     if instances and "instances" not in disabled and entity.any():
         named = {t for t, e in zip(terms, entity.tolist(), strict=True) if e}
-        inst = related_hits(stems, terms, instances, lt, (tab > 0) | (val > 0), only=named)
+        inst = related_hits(stems, terms, instances, lt, (tab > 0) | (val > 0), only=named,
+                            longest=True)
     group_dense: dict[str, np.ndarray] = {}
     for name, (t_s, c_s, g_s) in dense_scores.items():
         t_key, c_key = registry.dense(name).evidence_keys

@@ -47,11 +47,12 @@ def name_hits(stems: set[str], index: Mapping[str, np.ndarray], lengths: np.ndar
 
 
 def related_hits(stems: Sequence[str], terms: Sequence[str], related: Mapping[str, Sequence[str]],
-                 tables: object, direct: np.ndarray, only: set[str] | None = None) -> np.ndarray:
+                 tables: object, direct: np.ndarray, only: set[str] | None = None,
+                 longest: bool = False) -> np.ndarray:
     """(terms, tables): tables holding a schema word related to the term, where the term itself is not; with
-    `only`, just the n-grams made of those terms."""
+    `only`, just the n-grams made of those terms; with `longest`, no n-gram inside a longer key."""
     out = np.zeros(direct.shape, dtype=np.bool_)
-    found = thesaurus.lookup(list(stems), related)
+    found = thesaurus.lookup(list(stems), related, longest)
     if only is not None:
         found = [f for f in found if only.issuperset(stems[f[0]:f[1]])]
     if not found:
