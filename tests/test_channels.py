@@ -8,6 +8,7 @@ arithmetic.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -16,10 +17,11 @@ from three_tables import three_tables
 from retriever.backends.stage1 import fill_missing
 from retriever.embedders.interface import Kind
 from retriever.index.build import build_index
+from retriever.index.catalog import parse_catalog
 from retriever.index.store import load_index
 from retriever.index.text import name_spans
 from retriever.query.channels import Channels, Layout, column_max
-from retriever.query.lookups import entity_terms, match_phrases
+from retriever.query.lookups import compounds, entity_terms, match_phrases
 
 DENSE = {
     "customer: id, name": [1.0, 0.0],
@@ -167,3 +169,22 @@ def test_names_embedded_alone_score_each_table_by_its_best_column(channels: Chan
     assert channels.evidence(QUESTION, QV, rrf_k=60).entity_cos.size == 0
     off = channels.evidence(QUESTION, qv, rrf_k=60, disabled=frozenset({"dense:fake"}))
     assert off.entity_cos.size == 0
+
+
+def test_two_question_words_a_schema_name_runs_together_are_its_term(tmp_path: Path) -> None:
+    catalog = parse_catalog({"tables": [
+        {"table_id": "h.patients", "group": "h", "name": "patients", "columns": [{"name": "lastname"}]},
+        {"table_id": "h.careplans", "group": "h", "name": "careplans", "columns": [{"name": "description"}]}]})
+    build_index(catalog, tmp_path / "idx", log=lambda _m: None)
+    channels = Channels(load_index(tmp_path / "idx"))
+    question = "Which patients have a care plan? Give their last name."
+    ev = channels.evidence(question, {}, 60)
+    assert "careplan" in ev.terms and "lastnam" in ev.terms
+    assert "patienthav" not in ev.terms, "a joined pair no schema name holds is no term"
+    care = ev.terms.index("careplan")
+    assert ev.schema_hit[care].tolist() == [False, True]
+    assert ev.name_match.tolist() == [1.0, 1.0]
+    off = channels.evidence(question, {}, 60, frozenset({"compounds"}))
+    assert "careplan" not in off.terms and off.name_match.tolist() == [1.0, 0.0]
+    assert compounds("the patient care plan") == ["patientcar", "careplan"]
+    assert compounds("the patient's care plan") == ["careplan"], "no pair across a possessive's 's'"

@@ -64,6 +64,8 @@ LEXICAL = (
             None, "related", None, ()),
     Channel("lexical", "instances", "schema words naming what a name of the question is (WordNet; features only)",
             None, "instances", None, ()),
+    Channel("lexical", "compounds", "two question words a schema name runs together ('care plan', `careplans`)",
+            None, "compounds", None, ()),
 )
 
 #: The embedding channels, one family per kind of model: dense cosines and late interaction (MaxSim).

@@ -18,7 +18,7 @@ from ..index.quality import preference
 from ..index.store import Index
 from ..index.text import stem, tokenize, words
 from .fusion import rrf
-from .lookups import entity_terms, match_phrases, name_hits, related_hits
+from .lookups import compounds, entity_terms, match_phrases, name_hits, related_hits
 
 
 @dataclass(frozen=True)
@@ -157,8 +157,13 @@ def gather(
 ) -> Evidence:
     """Run the lexical channels and combine them with precomputed dense scores (table, column, group)."""
     stems = tokenize(question)
-    terms = list(dict.fromkeys(stems))
     lt, lc, lg, lv = (lexical[n] for n in ("tables", "columns", "groups", "values"))
+    # Two question words a table or column name runs together count as that name's one term too.
+    joined = [] if "compounds" in disabled else compounds(question)
+    if joined:
+        held = (lt.term_scores(joined) > 0).any(axis=1) | (lc.term_scores(joined) > 0).any(axis=1)  # type: ignore[attr-defined]
+        joined = [j for j, h in zip(joined, held.tolist(), strict=True) if h]
+    terms = list(dict.fromkeys(stems + joined))
     tab = lt.term_scores(terms)  # type: ignore[attr-defined]
     col = lc.term_scores(terms)  # type: ignore[attr-defined]
     val = lv.term_scores(terms)  # type: ignore[attr-defined]
@@ -190,7 +195,7 @@ def gather(
     phrase_hits = np.zeros(layout.n_tables, dtype=np.float32)
     for tables in found.values():
         phrase_hits[np.asarray(tables, dtype=np.int64)] += 1.0
-    qstems = {stem(w) for w in words(question)}
+    qstems = {stem(w) for w in words(question)} | set(joined)
     name_match = name_hits(qstems, layout.name_index, layout.name_len)
     group_name_match = name_hits(qstems, layout.group_name_index, layout.group_name_len)
     fused = rrf([scores[k] for k in sorted(scores)] + [phrase_hits], rrf_k)

@@ -8,7 +8,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 from ..index import thesaurus
-from ..index.text import STOPWORDS, name_spans, tokenize, words
+from ..index.text import STOPWORDS, name_spans, stem, tokenize, words
 
 #: Longest question n-gram looked up among sample values.
 MAX_PHRASE_WORDS = 5
@@ -19,6 +19,15 @@ def entity_terms(question: str, terms: Sequence[str]) -> np.ndarray:
     a sentence's first word)."""
     named = {s for span in name_spans(question) for s in tokenize(span)}
     return np.asarray([t in named for t in terms], dtype=np.bool_)
+
+
+def compounds(question: str) -> list[str]:
+    """Stems of two adjacent question words written as one ("care plan" -> `careplan`, "first name" ->
+    `firstname`): schema identifiers often run their words together, and no splitting finds those."""
+    ws = words(question)
+    out = [stem(a + b) for a, b in zip(ws, ws[1:], strict=False)
+           if min(len(a), len(b)) > 2 and a.isalpha() and b.isalpha() and a not in STOPWORDS and b not in STOPWORDS]
+    return list(dict.fromkeys(out))
 
 
 def match_phrases(question: str, phrases: Mapping[str, Sequence[int]]) -> dict[str, Sequence[int]]:
