@@ -127,11 +127,11 @@ class WordNet:
     def instance_names(self) -> list[str]:
         """Every named instance WordNet lists, of any kind ("Detroit River" as well as Detroit)."""
         out: dict[str, None] = {}
+        start = 0
         for line in self._data.split(b"\n"):
-            if b" @i " in line:
-                parts = line.split(b" | ")[0].split()
-                out.update(dict.fromkeys(parts[4 + 2 * i].decode("latin-1").lower()
-                                         for i in range(int(parts[3], 16))))
+            if b" @i " in line and line[:1].isdigit():
+                out.update(dict.fromkeys(self.synset(start)[0]))
+            start += len(line) + 1
         return list(out)
 
     def instances(self, lemma: str) -> list[str]:

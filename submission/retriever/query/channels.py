@@ -158,14 +158,18 @@ def gather(
     """Run the lexical channels and combine them with precomputed dense scores (table, column, group)."""
     stems = tokenize(question)
     lt, lc, lg, lv = (lexical[n] for n in ("tables", "columns", "groups", "values"))
-    # Two question words a table or column name runs together count as that name's one term too.
+    # Two question words a table or column name runs together count as that name's one term too; a joined
+    # pair no table or column holds is dropped.
     joined = [] if "compounds" in disabled else compounds(question)
-    if joined:
-        held = (lt.term_scores(joined) > 0).any(axis=1) | (lc.term_scores(joined) > 0).any(axis=1)  # type: ignore[attr-defined]
-        joined = [j for j, h in zip(joined, held.tolist(), strict=True) if h]
     terms = list(dict.fromkeys(stems + joined))
     tab = lt.term_scores(terms)  # type: ignore[attr-defined]
     col = lc.term_scores(terms)  # type: ignore[attr-defined]
+    if joined:
+        plain = set(stems)
+        keep = np.asarray([t in plain for t in terms]) | (tab > 0).any(axis=1) | (col > 0).any(axis=1)
+        terms, tab, col = [t for t, k in zip(terms, keep.tolist(), strict=True) if k], tab[keep], col[keep]
+        kept = set(terms)
+        joined = [j for j in joined if j in kept]
     val = lv.term_scores(terms)  # type: ignore[attr-defined]
     grp = lg.term_scores(terms)  # type: ignore[attr-defined]
     idf = lt.idf(terms)  # type: ignore[attr-defined]
