@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from conftest import MINI_CATALOG, MINI_DIR
 
-from retriever.backends.stage1 import fill_missing
+from retriever.backends.stage1 import InProcess, fill_missing
 from retriever.cli import main
 from retriever.embedders.interface import HashEmbedder, Kind
 from retriever.errors import EmbeddingError
@@ -139,6 +139,12 @@ def test_a_partial_channel_scores_unembedded_rows_at_the_median_and_still_answer
     raw = planner.index.dense["local"][1] @ q
     assert col_scores.shape == (COLUMNS,) and np.allclose(col_scores[c_done], raw)
     assert np.allclose(col_scores[~c_done], np.median(raw))
+    # Several vectors at once (the question and its names) score as each alone, each row with its own median.
+    name = HashEmbedder(dim=16, name="timed").embed(["cage"], "query")[0]
+    together = InProcess(planner.index).dense("local", np.stack([q, name]))
+    for row, vec in enumerate((q, name)):
+        for both, alone in zip(together, InProcess(planner.index).dense("local", vec), strict=True):
+            assert np.array_equal(both[row], alone)
     answer = planner.answer(question, {"local": q})
     assert len(answer.table_ids) == 5 and len(set(answer.table_ids)) == 5
 

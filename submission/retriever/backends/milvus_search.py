@@ -112,21 +112,24 @@ class _Question:
             return None
 
     def dense(self, name: str, q: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        qv = np.asarray(q, dtype=np.float32).reshape(-1)
+        qs = np.atleast_2d(np.asarray(q, dtype=np.float32))
         done = self.engine.index.dense_done.get(name, (None, None, None))
         out = []
         for part, mask in zip(DENSE_PARTS, done, strict=True):
-            hits = self.search(part, f"dense_{name}", [qv.tolist()])
+            hits = self.search(part, f"dense_{name}", [v.tolist() for v in qs])
             if hits is None:
                 return self.engine.local.dense(name, q)
-            ids, sims = _unpack(hits[0])
             n = self.engine.rows[part]
-            full = np.full(n, sims.min() if sims.size and ids.size < n else 0.0, dtype=np.float32)
-            full[ids] = sims
-            if part == "tables":
-                self.candidates = ids
-            # A partial channel: only the rows its build embedded count, the rest get their median (as local).
-            out.append(fill_missing(full[mask], mask) if mask is not None else full)
+            rows = []
+            for i, hit in enumerate(hits):
+                ids, sims = _unpack(hit)
+                full = np.full(n, sims.min() if sims.size and ids.size < n else 0.0, dtype=np.float32)
+                full[ids] = sims
+                if part == "tables" and i == 0:  # the question's own candidates, not a name's
+                    self.candidates = ids
+                # A partial channel: only the rows its build embedded count, the rest get their median (as local).
+                rows.append(fill_missing(full[mask], mask) if mask is not None else full)
+            out.append(rows[0] if np.ndim(q) == 1 else np.stack(rows))
         return out[0], out[1], out[2]
 
     def late(self, name: str, q: np.ndarray) -> np.ndarray:

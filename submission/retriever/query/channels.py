@@ -233,12 +233,24 @@ class Channels:
     def dense_scores(self, query_vectors: Mapping[str, np.ndarray],
                      stage: QuestionStage | None = None) -> dict[str, tuple[np.ndarray, ...]]:
         """Cosine of the question with every table, column and group document, per dense channel."""
-        stage = stage or self.stage1.for_question()
-        out: dict[str, tuple[np.ndarray, ...]] = {}
+        return {k: v for k, (v, _) in self._dense(query_vectors, stage or self.stage1.for_question()).items()}
+
+    def _dense(self, query_vectors: Mapping[str, np.ndarray], stage: QuestionStage
+               ) -> dict[str, tuple[tuple[np.ndarray, ...], np.ndarray | None]]:
+        """Per dense channel: the question's (table, column, group) cosines, and the best cosine of any name the
+        question gives with each column (None without name vectors), from one pass over each matrix."""
+        out: dict[str, tuple[tuple[np.ndarray, ...], np.ndarray | None]] = {}
         for name in self.dense_order:
-            q = query_vectors.get(str(registry.dense(name).vector_key))
-            if q is not None:
-                out[name] = stage.dense(name, q)
+            ch = registry.dense(name)
+            q = query_vectors.get(str(ch.vector_key))
+            if q is None:
+                continue
+            names = query_vectors.get(str(ch.names_key)) if ch.names_key is not None else None
+            if names is None or len(names) == 0:
+                out[name] = (stage.dense(name, q), None)
+                continue
+            t, c, g = stage.dense(name, np.vstack([np.reshape(q, (1, -1)), np.atleast_2d(names)]))
+            out[name] = ((t[0], c[0], g[0]), c[1:].max(axis=0))
         return out
 
     def late_scores(self, query_vectors: Mapping[str, np.ndarray],
@@ -257,22 +269,13 @@ class Channels:
                  disabled: frozenset[str] = frozenset()) -> Evidence:
         """Every live channel's evidence for one question; channels whose switch is in `disabled` are left out."""
         stage = self.stage1.for_question()
-        dense = {k: v for k, v in self.dense_scores(query_vectors, stage).items()
-                 if registry.dense(k).switch not in disabled}
+        both = {k: v for k, v in self._dense(query_vectors, stage).items() if registry.dense(k).switch not in disabled}
+        dense = {k: v for k, (v, _) in both.items()}
         late = {ch.evidence_keys[0]: v for ch, v in
                 ((registry.multi(k), v) for k, v in self.late_scores(query_vectors, stage).items())
                 if ch.switch not in disabled}
+        # Names count by the channel that feeds the features (the first live one).
+        name_columns = next(iter(both.values()))[1] if both else None
         return gather(question, self.layout, stage.lexical, self.index.value_phrases, dense, rrf_k,
                       disabled=disabled, table_channels=late, related=self.index.related,
-                      instances=self.index.instances,
-                      name_columns=self.name_columns(query_vectors, dense, stage))
-
-    def name_columns(self, query_vectors: Mapping[str, np.ndarray], dense: Mapping[str, tuple[np.ndarray, ...]],
-                     stage: QuestionStage) -> np.ndarray | None:
-        """Best cosine of any name the question gives with each column, by the channel that feeds the
-        features (the first live one); None when it has no name vectors."""
-        first = next(iter(dense), None)
-        names = query_vectors.get(str(registry.dense(first).names_key)) if first is not None else None
-        if first is None or names is None or len(names) == 0:
-            return None
-        return np.max([stage.dense(first, v)[1] for v in np.atleast_2d(names)], axis=0)
+                      instances=self.index.instances, name_columns=name_columns)
