@@ -47,22 +47,24 @@ def select(
     covered_plans = [c for c in cands if all(t in bit for t in c.tables)]
     masks = np.asarray([sum(bit[t] for t in c.tables) for c in covered_plans], dtype=np.uint64)
     probs = np.asarray([c.prob for c in covered_plans], dtype=np.float64)
-    top_masks = [sum(bit[t] for t in c.tables) for c in top if all(t in bit for t in c.tables)]
+    top_masks = np.asarray([sum(bit[t] for t in c.tables) for c in top if all(t in bit for t in c.tables)],
+                           dtype=np.uint64)
     # Unions of up to MAX_COMBINE top plans that fit, grown one plan at a time: a union that is too big stays
     # too big, so pruning early loses none, and distinct unions are hundreds where combinations are thousands.
-    unions = frontier = {0}
+    # As uint64 arrays (one bit per local table): the set comprehension over Python ints took 1.2 of select's
+    # 2.2 ms at the 95th percentile.
+    unions = np.zeros(1, dtype=np.uint64)
     for _ in range(MAX_COMBINE):
-        frontier = {v for u in frontier for m in top_masks if (v := u | m).bit_count() <= n_tables} - unions
-        unions = unions | frontier
-    ulist = sorted(unions, key=lambda u: (u.bit_count(), u))
+        grown = (unions[:, None] | top_masks[None, :]).ravel()
+        unions = np.unique(np.concatenate([unions, grown[np.bitwise_count(grown) <= n_tables]]))
+    width = np.bitwise_count(unions)
+    order = np.lexsort((unions, width))  # fewest tables first, then by mask: ties go to the first
+    unions, width = unions[order], width[order]
+    best = 0
     if masks.size:
-        ua = np.asarray(ulist, dtype=np.uint64)
-        inside = (masks[None, :] & ~ua[:, None]) == 0
-        gains = inside.astype(np.float64) @ probs
-        best = int(np.argmax(gains - 1e-12 * np.asarray([u.bit_count() for u in ulist])))
-    else:
-        best = 0
-    chosen = [t for t in local if ulist[best] & bit[t]]
+        gains = ((masks[None, :] & ~unions[:, None]) == 0).astype(np.float64) @ probs
+        best = int(np.argmax(gains - 1e-12 * width))
+    chosen = [t for t in local if int(unions[best]) & bit[t]]
     chosen = _fill(chosen, cands, fallback, n_tables)
     joins = _pick_joins(chosen, cands, joins_among(chosen), max_joins)
     cset = set(chosen)
