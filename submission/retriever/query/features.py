@@ -81,15 +81,20 @@ def group_features(ev: Evidence, gi: GroupIndex) -> np.ndarray:
     """(groups, GROUP_FEATURES) matrix."""
     w = ev.term_weights()
     hit_all = ev.schema_hit | ev.value_hit
-    cov_schema = w @ gi.reduce_max(ev.schema_hit.astype(np.float32)) if w.size else np.zeros(gi.size.size)
+    name_hit = ev.schema_hit & (ev.name_match > 0)[None, :]
+    # Whether some table of the group holds each term: in its schema, at all, in its name, through a related
+    # word, as a name's kind; one reduction for the five.
+    k = w.size
+    by_group = gi.reduce_max(np.concatenate([ev.schema_hit, hit_all, name_hit, ev.related(), ev.instances()])
+                             .astype(np.float32))
     #: (terms, groups): the term is in some table of the group.
-    held = gi.reduce_max(hit_all.astype(np.float32)) if w.size else np.zeros((0, gi.size.size), dtype=np.float32)
-    cov_all = w @ held if w.size else np.zeros(gi.size.size)
+    held = by_group[k:2 * k]
+    cov_schema = w @ by_group[:k] if k else np.zeros(gi.size.size)
+    cov_all = w @ held if k else np.zeros(gi.size.size)
     fused = ev.fused / max(float(ev.fused.max()), 1e-9)
     fmax = gi.reduce_max(fused)
     bm = ev.group_bm25 / max(float(ev.group_bm25.max()), 1e-9)
-    name_hit = ev.schema_hit & (ev.name_match > 0)[None, :]
-    cov_name = w @ gi.reduce_max(name_hit.astype(np.float32)) if w.size else np.zeros(gi.size.size)
+    cov_name = w @ by_group[2 * k:3 * k] if k else np.zeros(gi.size.size)
     dense = ev.dense_z
     if dense is None:
         dt = dc = d2 = drank = dg = dgrank = dc2 = np.zeros_like(fmax)
@@ -111,12 +116,12 @@ def group_features(ev: Evidence, gi: GroupIndex) -> np.ndarray:
     # word. Only those: a word some database does hold ("singer") is the schema's own, and its relatives
     # elsewhere ("artist") are other things.
     foreign = (w * ((n_held == 0) & ~ev.names())).astype(np.float32)
-    related = foreign @ gi.reduce_max(ev.related().astype(np.float32)) if w.size else np.zeros(gi.size.size)
+    related = foreign @ by_group[3 * k:4 * k] if k else np.zeros(gi.size.size)
     # Names the question gives, embedded alone, against the columns: which database would hold them.
     entity = gi.reduce_max(standardise(ev.entity_cos)) if ev.entity_cos.size else np.zeros(gi.size.size)
     # Names WordNet knows the kind of ("Finland" is a country): the group holds a column for that kind.
     named = (w * ev.names()).astype(np.float32)
-    instance = named @ gi.reduce_max(ev.instances().astype(np.float32)) if w.size else np.zeros(gi.size.size)
+    instance = named @ by_group[4 * k:] if k else np.zeros(gi.size.size)
     cols = [cov_schema, cov_all, cov_name, _inv_rank(cov_all), bm, _inv_rank(bm), fmax, _top2_mean(fused, gi),
             _inv_rank(fmax), dt, dc, d2, drank, dg, dgrank, gi.reduce_max(ev.name_match), ev.group_name_match,
             (gi.reduce_max(ev.phrase_hits) > 0).astype(np.float32), np.log(gi.size.astype(np.float32)),
@@ -161,34 +166,31 @@ def plan_features(ev: Evidence, plans: Sequence[Plan], group_members: Sequence[i
     # A named thing the group's schema and values do not explain: some table of the plan should hold names.
     unexplained = bool((ev.entity & ~hit_all.any(axis=1)).any()) if ev.entity.size else False
     home = (mask & named[members][None, :]).any(axis=1) & unexplained
-    out_max = _masked_max
-    outside = np.logical_not(mask)
+    # Best outside the plan and worst inside it, each for several per-table scores in one masked reduction.
+    best_out = _masked_max(np.stack([name, rel, phrase, dm, dc, relevance]), ~mask)
+    name_out, rel_out, phrase_out, dm_out, dc_out = best_out[:5].clip(min=0.0)
+    rel_min, dm_min, dc_min, tab_min = _masked_min(np.stack([rel, dm, dc, relevance]), mask)
+    tab_out = np.where(np.isfinite(best_out[5]), best_out[5], -20.0).clip(min=-20.0)  # a floor if none is out
     feats = [
         size == 1, size == 2, size == 3, size == 4, size >= 5,
         np.fromiter((not p.connected for p in plans), dtype=np.float32, count=len(plans)),
         np.fromiter((len(p.joins) for p in plans), dtype=np.float32, count=len(plans)),
-        cov_all, cov_schema, (mask * name).sum(axis=1), out_max(name, outside), (mask * rel).sum(axis=1),
-        _masked_min(rel, mask), out_max(rel, outside), (mask & ~matched).sum(axis=1),
-        (mask & (phrase > 0)).sum(axis=1),
-        out_max(phrase, outside), _masked_min(dm, mask), out_max(dm, outside), _masked_min(dc, mask),
-        out_max(dc, outside), home, cov_rel, (mask * relevance).sum(axis=1), _masked_min(relevance, mask),
-        _masked_max_neg(relevance, outside), cov_inst,
+        cov_all, cov_schema, (mask * name).sum(axis=1), name_out, (mask * rel).sum(axis=1),
+        rel_min, rel_out, (mask & ~matched).sum(axis=1), (mask & (phrase > 0)).sum(axis=1),
+        phrase_out, dm_min, dm_out, dc_min, dc_out, home, cov_rel, (mask * relevance).sum(axis=1), tab_min,
+        tab_out, cov_inst,
     ]
     return np.stack([np.asarray(f, dtype=np.float32) for f in feats], axis=1)
 
 
 def _masked_max(x: np.ndarray, mask: np.ndarray) -> np.ndarray:
-    return np.where(mask, x[None, :], -np.inf).max(axis=1, initial=-np.inf).clip(min=0.0)
-
-
-def _masked_max_neg(x: np.ndarray, mask: np.ndarray) -> np.ndarray:
-    """Best of non-positive scores under the mask; a low floor when the mask is empty."""
-    m = np.where(mask, x[None, :], -np.inf).max(axis=1, initial=-np.inf)
-    return np.where(np.isfinite(m), m, -20.0).clip(min=-20.0)
+    """(scores, plans): the best of each row of x (scores, tables) over each plan's masked tables; -inf if none."""
+    return np.where(mask[None, :, :], x[:, None, :], -np.inf).max(axis=2, initial=-np.inf)
 
 
 def _masked_min(x: np.ndarray, mask: np.ndarray) -> np.ndarray:
-    m = np.where(mask, x[None, :], np.inf).min(axis=1, initial=np.inf)
+    """(scores, plans): the worst of each row of x over each plan's masked tables; 0 if none."""
+    m = np.where(mask[None, :, :], x[:, None, :], np.inf).min(axis=2, initial=np.inf)
     return np.where(np.isfinite(m), m, 0.0)
 
 
