@@ -7,13 +7,16 @@ the data files (WordNet licence: use, copy and redistribution allowed); this is 
 part of the retriever. Only questions with at least one replacement are written; ids are kept, so the
 original labels score the reworded questions.
 
+`--source typos` misspells those words instead (one slip of the finger each, never the first letter): the
+spelling correction's proxy.
+
 `--source embedding` draws the replacement from another resource instead: the nearest word, by the
 offline MiniLM model's cosine, among the whole words of that model's vocabulary (not a form of the word,
 not a schema word of the database). The retriever reads WordNet (index/thesaurus.py) but not those
 neighbours, so this proxy is not inflated by the resource that made it, where the WordNet one is.
 
 Usage: python scripts/reword.py --catalog C --queries Q --labels L --out reworded.jsonl [--seed 13]
-       [--source wordnet|embedding]
+       [--source wordnet|embedding|typos]
 """
 
 from __future__ import annotations
@@ -114,6 +117,38 @@ def reword(question: str, schema_stems: set[str], avoid: set[str], wordnet: dict
     return " ".join(out)
 
 
+#: Keys next to each other on a QWERTY keyboard: the letters a slip of the finger types instead.
+_NEAR_KEYS = dict(zip("abcdefghijklmnopqrstuvwxyz", (
+    "qwsz", "vghn", "xdfv", "serfcx", "wsdr", "drtgvc", "ftyhbv", "gyujnb", "ujko", "huikmn", "jiolm", "kop",
+    "njk", "bhjm", "iklp", "ol", "wa", "edft", "awedxz", "rfgy", "yhji", "cfgb", "qase", "zsdc", "tghu", "asx"),
+    strict=True))
+
+
+def misspell(question: str, schema_stems: set[str], rng: random.Random) -> str:
+    """One typo (a letter dropped, doubled, swapped with the next, or a neighbouring key) in each word of 5
+    letters or more naming the gold schema, never in its first letter."""
+    out = []
+    for tok in question.split(" "):
+        core = tok.strip("?,.!;:'\"()")
+        low = core.lower()
+        new = None
+        if len(low) >= 5 and low.isalpha() and low not in STOPWORDS and stem(low) in schema_stems:
+            i = rng.randrange(1, len(low) - 1)
+            kind = rng.randrange(4)
+            if kind == 0:
+                new = low[:i] + low[i + 1:]
+            elif kind == 1:
+                new = low[:i] + low[i] + low[i:]
+            elif kind == 2:
+                new = low[:i] + low[i + 1] + low[i] + low[i + 2:]
+            else:
+                new = low[:i] + rng.choice(_NEAR_KEYS[low[i]]) + low[i + 1:]
+            if core[:1].isupper():
+                new = new[:1].upper() + new[1:]
+        out.append(tok.replace(core, new, 1) if new and new != low else tok)
+    return " ".join(out)
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--catalog", required=True, type=Path)
@@ -121,7 +156,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--labels", required=True, type=Path)
     ap.add_argument("--out", required=True, type=Path)
     ap.add_argument("--seed", type=int, default=13)
-    ap.add_argument("--source", choices=("wordnet", "embedding"), default="wordnet")
+    ap.add_argument("--source", choices=("wordnet", "embedding", "typos"), default="wordnet")
     args = ap.parse_args(argv)
     catalog = load_catalog(args.catalog)
     by_id = {t.table_id: t for t in catalog.tables}
@@ -130,7 +165,11 @@ def main(argv: list[str] | None = None) -> int:
         group_stems.setdefault(t.group, set()).update(tokenize(f"{t.name} {t.description}"))
         for c in t.columns:
             group_stems[t.group].update(tokenize(f"{c.name} {c.description}"))
-    wordnet = load_wordnet(wordnet_dir()) if args.source == "wordnet" else EmbeddingNeighbours()
+    wordnet: dict[str, list[str]] | EmbeddingNeighbours = {}
+    if args.source == "wordnet":
+        wordnet = load_wordnet(wordnet_dir())
+    elif args.source == "embedding":
+        wordnet = EmbeddingNeighbours()
     labels = {row["query_id"]: row for row in read_jsonl(args.labels)}
     rng = random.Random(args.seed)
     written = 0
@@ -145,7 +184,8 @@ def main(argv: list[str] | None = None) -> int:
                 gold.update(tokenize(f"{t.name} {t.description}"))
                 for c in t.columns:
                     gold.update(tokenize(f"{c.name} {c.description}"))
-            new = reword(q["question"], gold, group_stems[tables[0].group], wordnet, rng)
+            new = (misspell(q["question"], gold, rng) if args.source == "typos"
+                   else reword(q["question"], gold, group_stems[tables[0].group], wordnet, rng))
             if new != q["question"]:
                 f.write(json.dumps({"query_id": q["query_id"], "question": new}) + "\n")
                 written += 1

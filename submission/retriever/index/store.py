@@ -18,6 +18,7 @@ from .catalog import Catalog, from_compact
 from .documents import group_order
 from .lexical import LexicalIndex
 from .links import Links, relationship_links
+from .spelling import SPELLING_FILE, Spelling
 
 FORMAT_VERSION = 10
 #: Column types, descriptions and sample values for prompt output; read on demand, not at startup.
@@ -57,6 +58,8 @@ class Index:
     related: dict[str, list[str]] = field(default_factory=dict)
     #: Name stem n-gram -> schema stems of what it is an instance of (thesaurus.instance_words).
     instances: dict[str, list[str]] = field(default_factory=dict)
+    #: Schema stems a misspelt question word may stand for, and the real words next to them (index/spelling.py).
+    spelling: Spelling = field(default_factory=Spelling)
 
     @property
     def channels(self) -> list[str]:
@@ -164,6 +167,9 @@ def _load_index(index_dir: Path) -> Index:
         named = np.load(index_dir / "named_tables.npy", allow_pickle=False)
         related = json.loads((index_dir / "related_words.json").read_text(encoding="utf-8"))
         instances = json.loads((index_dir / "instance_words.json").read_text(encoding="utf-8"))
+        spelling_path = index_dir / SPELLING_FILE  # an index built before it corrects nothing
+        spelling = (Spelling.from_json(json.loads(spelling_path.read_text(encoding="utf-8")))
+                    if spelling_path.is_file() else Spelling())
         dense, dense_done, multi = {}, {}, {}
         for ch in map(registry.from_manifest, manifest["channels"]):
             name = ch.name
@@ -188,7 +194,7 @@ def _load_index(index_dir: Path) -> Index:
         raise BadIndexError(f"index in {str(index_dir)!r} has name stems that do not match its catalog; rebuild it")
     return Index(catalog, manifest, lexical, column_table, table_group, groups, value_phrases,
                  relationship_links(catalog), table_stems, group_stems, dense, multi, named, dense_done, related,
-                 instances)
+                 instances, spelling)
 
 
 def _split_done(ch: str, done: np.ndarray, counts: Mapping[str, int],

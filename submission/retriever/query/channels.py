@@ -7,7 +7,7 @@ and fuses their table rankings. Channel names come from index/registry.py.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -15,10 +15,11 @@ import numpy as np
 from ..backends.stage1 import InProcess, QuestionStage, Stage1
 from ..index import registry
 from ..index.quality import preference
+from ..index.spelling import Spelling
 from ..index.store import Index
 from ..index.text import stem, tokenize, words
 from .fusion import rrf
-from .lookups import compounds, entity_terms, match_phrases, name_hits, related_hits
+from .lookups import compounds, corrections, entity_terms, match_phrases, name_hits, related_hits
 
 
 @dataclass(frozen=True)
@@ -154,9 +155,16 @@ def gather(
     related: Mapping[str, Sequence[str]] | None = None,
     name_columns: np.ndarray | None = None,
     instances: Mapping[str, Sequence[str]] | None = None,
+    spelling: Spelling | None = None,
+    known: Collection[str] = (),
 ) -> Evidence:
-    """Run the lexical channels and combine them with precomputed dense scores (table, column, group)."""
+    """Run the lexical channels and combine them with precomputed dense scores (table, column, group).
+
+    `known` holds every stem some document of the index has: a question word outside it may be a misspelt
+    schema word, which `spelling` reads as that word."""
     stems = tokenize(question)
+    fixes = {} if spelling is None or "spelling" in disabled else corrections(question, spelling, known)
+    stems = [fixes.get(s, s) for s in stems]
     lt, lc, lg, lv = (lexical[n] for n in ("tables", "columns", "groups", "values"))
     # Two question words a table or column name runs together count as that name's one term too; a joined
     # pair no table or column holds is dropped.
@@ -199,7 +207,7 @@ def gather(
     phrase_hits = np.zeros(layout.n_tables, dtype=np.float32)
     for tables in found.values():
         phrase_hits[np.asarray(tables, dtype=np.int64)] += 1.0
-    qstems = {stem(w) for w in words(question)} | set(joined)
+    qstems = {fixes.get(s, s) for s in (stem(w) for w in words(question))} | set(joined)
     name_match = name_hits(qstems, layout.name_index, layout.name_len)
     group_name_match = name_hits(qstems, layout.group_name_index, layout.group_name_len)
     fused = rrf([scores[k] for k in sorted(scores)] + [phrase_hits], rrf_k)
@@ -229,6 +237,8 @@ class Channels:
         self.layout = Layout.from_index(index)
         #: Dense channels best first by the build's quality probe: the first live one feeds the features.
         self.dense_order = preference(index.manifest.get("dense_quality", {}), sorted(index.dense))
+        #: Every stem a document of the index holds: the words the spelling leaves alone.
+        self.known = frozenset().union(*(lex.vocab for lex in index.lexical.values()))
 
     def dense_scores(self, query_vectors: Mapping[str, np.ndarray],
                      stage: QuestionStage | None = None) -> dict[str, tuple[np.ndarray, ...]]:
@@ -278,4 +288,5 @@ class Channels:
         name_columns = next(iter(both.values()))[1] if both else None
         return gather(question, self.layout, stage.lexical, self.index.value_phrases, dense, rrf_k,
                       disabled=disabled, table_channels=late, related=self.index.related,
-                      instances=self.index.instances, name_columns=name_columns)
+                      instances=self.index.instances, name_columns=name_columns, spelling=self.index.spelling,
+                      known=self.known)

@@ -3,15 +3,19 @@ stems, and the thesaurus's related words and instances. Plain look-ups, no scori
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import re
+from collections.abc import Collection, Mapping, Sequence
 
 import numpy as np
 
 from ..index import thesaurus
-from ..index.text import STOPWORDS, name_spans, stem, tokenize, words
+from ..index.spelling import Spelling
+from ..index.text import STOPWORDS, name_spans, normalize, stem, tokenize, words
 
 #: Longest question n-gram looked up among sample values.
 MAX_PHRASE_WORDS = 5
+#: Runs of letters as the question writes them (case kept).
+_LETTERS = re.compile(r"[^\W\d_]+")
 
 
 def entity_terms(question: str, terms: Sequence[str]) -> np.ndarray:
@@ -28,6 +32,13 @@ def compounds(question: str) -> list[str]:
     out = [stem(a + b) for a, b in zip(ws, ws[1:], strict=False)
            if min(len(a), len(b)) > 2 and a.isalpha() and b.isalpha() and a not in STOPWORDS and b not in STOPWORDS]
     return list(dict.fromkeys(out))
+
+
+def corrections(question: str, spelling: Spelling, known: Collection[str]) -> dict[str, str]:
+    """Question stem -> the schema stem it misspells (index/spelling.py), for words written in lower case: a
+    capitalised word is a name ("Singh", "Chiang"), which no schema word spells."""
+    return spelling.correct([w for w in _LETTERS.findall(normalize(question)) if w.islower() and w not in STOPWORDS],
+                            known)
 
 
 def match_phrases(question: str, phrases: Mapping[str, Sequence[int]]) -> dict[str, Sequence[int]]:

@@ -1,0 +1,117 @@
+"""Misspelt schema words: "salaray" for `salary`, "locayion" for `location`, "subcriber" for `subscriber`.
+
+A question word that no document holds and that is one edit (a letter dropped, added, changed or two
+swapped, never the first) from exactly one word of a table or column name, or from its plural, is read as
+that word; failing that, its stem one edit from exactly one name stem ("medcines": `medicine`). A real
+word one edit from a schema word ("county" next to `country`, "carton" next to `cartoon`) is no typo:
+the build lists the WordNet words (all parts of speech, irregular forms included) within one edit of a
+schema word, and search never corrects those. Without WordNet the build lists nothing and nothing is
+corrected, since a typo then cannot be told from a word.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .text import stem
+
+SPELLING_FILE = "spelling.json"
+#: Shorter words are too close to too many others ("cound": count, round, sound) to guess.
+MIN_LENGTH = 5
+_LETTERS = "abcdefghijklmnopqrstuvwxyz"
+_POS = ("noun", "verb", "adj", "adv")
+
+
+def edits(word: str) -> Iterator[str]:
+    """Strings one edit from `word` that keep its first letter (typos rarely hit it)."""
+    head, rest = word[:1], word[1:]
+    for i in range(len(rest) + 1):
+        a, b = rest[:i], rest[i:]
+        if b:
+            yield head + a + b[1:]
+            for c in _LETTERS:
+                if c != b[0]:
+                    yield head + a + c + b[1:]
+        if len(b) > 1:
+            yield head + a + b[1] + b[0] + b[2:]
+        for c in _LETTERS:
+            yield head + a + c + b
+
+
+def forms(word: str) -> list[str]:
+    """A schema word as a question writes it: itself and its plural."""
+    if word.endswith("y"):
+        return [word, word[:-1] + "ies"]
+    return [word, word + ("es" if word.endswith(("s", "x", "ch", "sh")) else "s")]
+
+
+@dataclass(frozen=True)
+class Spelling:
+    """What search needs: schema words (as written -> stem), name stems, and the real words next to them."""
+
+    targets: Mapping[str, str] = field(default_factory=dict)
+    stems: frozenset[str] = field(default_factory=frozenset)
+    #: Stems of the real words one edit from a target: never corrected.
+    words: frozenset[str] = field(default_factory=frozenset)
+
+    def correct(self, written: Sequence[str], known: Collection[str]) -> dict[str, str]:
+        """Stem of a misspelt word -> the schema stem it stands for, over lower-case words as written, for
+        those no document holds (`known` stems) and no real word."""
+        if not self.words:
+            return {}
+        out: dict[str, str] = {}
+        for word in written:
+            s = stem(word)
+            if (len(word) < MIN_LENGTH or not word.isalpha() or s in known or s in self.words or s in self.stems
+                    or word in self.targets):
+                continue
+            near = {self.targets[e] for e in edits(word) if e in self.targets}
+            if not near and len(s) >= MIN_LENGTH:
+                near = {e for e in edits(s) if e in self.stems}
+            if len(near) == 1:
+                out[s] = near.pop()
+        return out
+
+    def as_json(self) -> dict[str, object]:
+        return {"targets": dict(sorted(self.targets.items())), "stems": sorted(self.stems),
+                "words": sorted(self.words)}
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, object]) -> Spelling:
+        targets, stems, words = data.get("targets", {}), data.get("stems", []), data.get("words", [])
+        if not (isinstance(targets, Mapping) and isinstance(stems, list) and isinstance(words, list)):
+            raise ValueError("spelling.json does not hold targets, stems and words")
+        return cls(dict(targets), frozenset(stems), frozenset(words))
+
+
+def build_spelling(schema_words: Iterable[Sequence[str]], wordnet_root: Path | None) -> Spelling:
+    """Targets from the table and column names; the WordNet words one edit from them (none without WordNet)."""
+    if wordnet_root is None:
+        return Spelling()
+    names = {w for name in schema_words for w in name if w.isalpha()}
+    targets = {f: stem(w) for w in sorted(names) for f in forms(w) if len(f) >= MIN_LENGTH}
+    stems = frozenset(s for s in targets.values() if len(s) >= MIN_LENGTH)
+    lexicon = set(lexicon_words(wordnet_root))
+    lexicon_stems = {stem(w) for w in lexicon}
+    near = {stem(e) for t in targets for e in edits(t) if e in lexicon}
+    near.update(e for s in stems for e in edits(s) if e in lexicon_stems)
+    return Spelling(targets, stems, frozenset(near))
+
+
+def lexicon_words(root: Path) -> Iterator[str]:
+    """Every one-word lemma of WordNet's index files and every irregular form of its exception lists."""
+    for pos in _POS:
+        for name in (f"index.{pos}", f"{pos}.exc"):
+            path = root / name
+            if not path.is_file():
+                continue
+            with open(path, encoding="latin-1") as f:
+                for line in f:
+                    if line.startswith(" "):
+                        continue
+                    parts = line.split()
+                    for word in parts[:1] if name.startswith("index") else parts[:2]:
+                        if "_" not in word and word.isalpha():
+                            yield word.lower()
