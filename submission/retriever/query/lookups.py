@@ -4,7 +4,7 @@ stems, and the thesaurus's related words and instances. Plain look-ups, no scori
 from __future__ import annotations
 
 import re
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 
@@ -34,11 +34,23 @@ def compounds(question: str) -> list[str]:
     return list(dict.fromkeys(out))
 
 
-def corrections(question: str, spelling: Spelling, known: Collection[str]) -> dict[str, str]:
+def corrections(question: str, spelling: Spelling) -> dict[str, str]:
     """Question stem -> the schema stem it misspells (index/spelling.py), for words written in lower case: a
     capitalised word is a name ("Singh", "Chiang"), which no schema word spells."""
-    return spelling.correct([w for w in _LETTERS.findall(normalize(question)) if w.islower() and w not in STOPWORDS],
-                            known)
+    return {stem(w): stem(fix) for w, fix in spelling.fixes(_lower_words(question)).items()}
+
+
+def respell(question: str, spelling: Spelling) -> str:
+    """The question with its misspelt schema words written right: what the embedding models read, so that
+    "salaray" is embedded as "salary" (they cannot look it up)."""
+    fixes = spelling.fixes(_lower_words(question))
+    if not fixes:
+        return question
+    return _LETTERS.sub(lambda m: fixes.get(m.group(0), m.group(0)), normalize(question))
+
+
+def _lower_words(question: str) -> list[str]:
+    return [w for w in _LETTERS.findall(normalize(question)) if w.islower() and w not in STOPWORDS]
 
 
 def match_phrases(question: str, phrases: Mapping[str, Sequence[int]]) -> dict[str, Sequence[int]]:
