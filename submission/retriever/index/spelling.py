@@ -17,6 +17,7 @@ from functools import cached_property
 from pathlib import Path
 
 from .text import stem
+from .text import stems as stems_of
 
 SPELLING_FILE = "spelling.json"
 #: Shorter words are too close to too many others ("cound": count, round, sound) to guess.
@@ -107,10 +108,12 @@ def build_spelling(schema_words: Iterable[Sequence[str]], wordnet_root: Path | N
     names = {w for name in schema_words for w in name if w.isalpha()}
     targets = {f: stem(w) for w in sorted(names) for f in forms(w) if len(f) >= MIN_LENGTH}
     stems = frozenset(s for s in targets.values() if len(s) >= MIN_LENGTH)
-    lexicon = set(lexicon_words(wordnet_root))
-    lexicon_stems = {stem(w) for w in lexicon}
-    near = {stem(e) for t in targets for e in edits(t) if e in lexicon}
-    near.update(e for s in stems for e in edits(s) if e in lexicon_stems)
+    lexicon = {stem(w) for w in lexicon_words(wordnet_root)}
+    # A word one edit from a schema word whose stem is a real word's ("holds" next to `helds`, "counties"
+    # next to `countries`), or a stem one edit from a schema stem that is ("counti" next to `countri`).
+    candidates = sorted({e for t in targets for e in edits(t)})
+    near = {s for s in stems_of(candidates) if s in lexicon}
+    near.update(e for s in set(targets.values()) for e in edits(s) if e in lexicon)
     return Spelling(targets, stems, frozenset(near))
 
 

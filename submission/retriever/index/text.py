@@ -39,6 +39,11 @@ def stem(word: str) -> str:
     return str(_stemmer.stemWord(word))
 
 
+def stems(many: list[str]) -> list[str]:
+    """stem() of many words in one call (the stemmer's own loop: a build stems millions of candidates)."""
+    return [str(s) for s in _stemmer.stemWords(many)]
+
+
 def words(text: str) -> list[str]:
     """Lower-cased word tokens after identifier splitting, stop words kept."""
     return [w.lower() for w in _WORD.findall(split_identifier(normalize(text)))]
