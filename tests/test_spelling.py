@@ -17,7 +17,6 @@ from retriever.index.store import load_index
 from retriever.query.channels import Channels
 from retriever.query.lookups import corrections, respell
 
-
 LICENCE = "  1 This software and database is being provided ... (licence lines start with a space)\n"
 WORDS = ("county", "carton", "salary", "country", "cartoon", "employee", "order", "sound", "round")
 
