@@ -2,11 +2,11 @@
 
 A question word that no document holds and that is one edit (a letter dropped, added, changed or two
 swapped, never the first) from exactly one word of a table or column name, or from its plural, is read as
-that word; failing that, its stem one edit from exactly one name stem ("medcines": `medicine`). A real
-word one edit from a schema word ("county" next to `country`, "carton" next to `cartoon`) is no typo:
-the build lists the WordNet words (all parts of speech, irregular forms included) within one edit of a
-schema word, and search never corrects those. Without WordNet the build lists nothing and nothing is
-corrected, since a typo then cannot be told from a word.
+that word; failing that, its stem one edit from exactly one name stem ("registred": `register`). A real
+word next to a schema word ("county" next to `country`, "carton" next to `cartoon`) is no typo: the build
+lists the stems of the WordNet words (all parts of speech, irregular forms included) that are, or stem
+from, a string one edit from a schema word or its stem, and search never corrects those. Without WordNet
+the build lists nothing and nothing is corrected, since a typo then cannot be told from a word.
 """
 
 from __future__ import annotations
