@@ -11,19 +11,19 @@ the build lists nothing and nothing is corrected, since a typo then cannot be to
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from functools import cached_property
+from functools import cached_property, lru_cache
 from pathlib import Path
 
 from .text import stem
 from .text import stems as stems_of
+from .thesaurus import lexicon_words
 
 SPELLING_FILE = "spelling.json"
 #: Shorter words are too close to too many others ("cound": count, round, sound) to guess.
 MIN_LENGTH = 5
 _LETTERS = "abcdefghijklmnopqrstuvwxyz"
-_POS = ("noun", "verb", "adj", "adv")
 
 
 def edits(word: str) -> Iterator[str]:
@@ -59,6 +59,7 @@ class Spelling:
     #: Stems of the real words one edit from a target: never corrected.
     words: frozenset[str] = field(default_factory=frozenset)
     known: frozenset[str] = field(default_factory=frozenset)
+    _fix: Callable[[str], str | None] = field(init=False, repr=False, compare=False)
 
     @cached_property
     def spelt(self) -> dict[str, str]:
@@ -68,23 +69,27 @@ class Spelling:
             out.setdefault(s, form)
         return out
 
+    def __post_init__(self) -> None:
+        # A question's words are looked at twice (for the embedding and for the lexical channels), and the
+        # same words come back question after question: each word's answer is worked out once.
+        object.__setattr__(self, "_fix", lru_cache(maxsize=65536)(self._fix_word))
+
     def fixes(self, written: Sequence[str]) -> dict[str, str]:
         """Misspelt word -> the schema word it stands for, over lower-case words as written: for those no
         document holds and no real word."""
-        out: dict[str, str] = {}
-        for word in written:
-            s = stem(word)
-            if (len(word) < MIN_LENGTH or not word.isalpha() or s in self.known or s in self.words
-                    or s in self.stems or word in self.targets):
-                continue
-            near = {e for e in edits(word) if e in self.targets}
-            if len({self.targets[e] for e in near}) > 1:
-                continue
-            if not near and len(s) >= MIN_LENGTH:
-                near = {self.spelt[e] for e in edits(s) if e in self.stems}
-            if len({self.targets[e] for e in near}) == 1:
-                out[word] = min(near, key=lambda e: (len(e), e))
-        return out
+        return {w: fix for w in written if (fix := self._fix(w)) is not None}
+
+    def _fix_word(self, word: str) -> str | None:
+        s = stem(word)
+        if (len(word) < MIN_LENGTH or not word.isalpha() or s in self.known or s in self.words or s in self.stems
+                or word in self.targets):
+            return None
+        near = [e for e in edits(word) if e in self.targets]
+        if not near and len(s) >= MIN_LENGTH:
+            near = [self.spelt[e] for e in edits(s) if e in self.stems]
+        if len({self.targets[e] for e in near}) != 1:  # none, or two schema words: no guess
+            return None
+        return min(near, key=lambda e: (len(e), e))
 
     def with_known(self, known: Iterable[str]) -> Spelling:
         return replace(self, known=frozenset(known))
@@ -115,20 +120,3 @@ def build_spelling(schema_words: Iterable[Sequence[str]], wordnet_root: Path | N
     near = {s for s in stems_of(candidates) if s in lexicon}
     near.update(e for s in set(targets.values()) for e in edits(s) if e in lexicon)
     return Spelling(targets, stems, frozenset(near))
-
-
-def lexicon_words(root: Path) -> Iterator[str]:
-    """Every one-word lemma of WordNet's index files and every irregular form of its exception lists."""
-    for pos in _POS:
-        for name in (f"index.{pos}", f"{pos}.exc"):
-            path = root / name
-            if not path.is_file():
-                continue
-            with open(path, encoding="latin-1") as f:
-                for line in f:
-                    if line.startswith(" "):
-                        continue
-                    parts = line.split()
-                    for word in parts[:1] if name.startswith("index") else parts[:2]:
-                        if "_" not in word and word.isalpha():
-                            yield word.lower()

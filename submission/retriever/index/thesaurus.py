@@ -189,6 +189,17 @@ def _exceptions(path: Path) -> list[tuple[str, str]]:
     return [(p[0], p[1]) for p in _records(path) if len(p) >= 2]
 
 
+def lexicon_words(root: Path) -> Iterator[str]:
+    """Every one-word lemma of WordNet's index files (all parts of speech) and every irregular form of its
+    exception lists, lower-cased: what counts as a real word (index/spelling.py)."""
+    for pos in ("noun", "verb", "adj", "adv"):
+        lemmas = (p[0] for p in _records(root / f"index.{pos}"))
+        irregular = (w for pair in _exceptions(root / f"{pos}.exc") for w in pair)
+        for word in (*lemmas, *irregular):
+            if "_" not in word and word.isalpha():
+                yield word.lower()
+
+
 def schema_words(catalog: Catalog) -> list[list[str]]:
     """The words of every table and column name, one list per identifier (for two-word lemmas)."""
     out = []
