@@ -51,3 +51,11 @@ def test_save_and_load_give_the_same_scores(index: LexicalIndex, tmp_path: Path)
 def test_an_empty_corpus_still_indexes() -> None:
     ix = LexicalIndex.build([])
     assert ix.term_scores(["a"]).shape == (1, 0)
+
+
+def test_token_ids_follow_sorted_order_so_builds_are_byte_identical() -> None:
+    """bm25s numbers a vocabulary it builds as a set (an order that changes with the hash seed); ours is sorted."""
+    idx = LexicalIndex.build([["zebra", "apple"], ["mango"], []])
+    assert [t for t, _ in sorted(idx.vocab.items(), key=lambda kv: kv[1])][:4] == ["\x00empty", "apple", "mango",
+                                                                                      "zebra"]
+    np.testing.assert_array_equal(idx.term_scores(["apple", "mango"]).nonzero()[1], [0, 1])

@@ -21,10 +21,14 @@ class LexicalIndex:
     @classmethod
     def build(cls, docs: Sequence[Sequence[str]], k1: float = 1.2, b: float = 0.75) -> LexicalIndex:
         # An empty document would break bm25s' vocabulary; a sentinel token keeps row numbering intact.
-        safe = [list(d) if d else ["\x00empty"] for d in docs]
+        safe = [list(d) if d else ["\x00empty"] for d in docs] or [["\x00empty"]]  # nor an empty corpus
+        # Token ids in sorted order: bm25s numbers a vocabulary built as a set, so the index files of two
+        # builds of one catalog differed (the same scores under other ids).
+        vocab = {token: i for i, token in enumerate(sorted({t for d in safe for t in d}))}
         model = bm25s.BM25(k1=k1, b=b, method="lucene")
-        model.index(safe or [["\x00empty"]], show_progress=False)  # bm25s cannot index an empty corpus
-        return cls(model, len(safe))
+        model.index(bm25s.tokenization.Tokenized(ids=[[vocab[t] for t in d] for d in safe], vocab=vocab),
+                    show_progress=False)
+        return cls(model, len(docs))
 
     def save(self, directory: Path) -> None:
         self.model.save(str(directory), show_progress=False)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from functools import lru_cache
 
 
 @dataclass(frozen=True)
@@ -116,8 +117,10 @@ def from_manifest(entry: str) -> Channel:
     raise ValueError(f"unknown channel {entry!r} in the manifest")
 
 
+@lru_cache(maxsize=1024)
 def from_evidence_key(key: str) -> Channel | None:
-    """The channel whose scores are stored under Evidence.scores[key], or None."""
+    """The channel whose scores are stored under Evidence.scores[key], or None (remembered: every question's
+    features ask it for the same few keys)."""
     for c in LEXICAL:
         if key in c.evidence_keys:
             return c
