@@ -237,9 +237,10 @@ def judge(ts: TrainingSet, planner: Planner, q: Question, opts: Options) -> Outc
         gold_ids = {planner.index.catalog.tables[t].table_id for t in q.tables}
         kind = "wrong database" if not routed else ("missing tables" if not gold_ids <= set(a.table_ids)
                                                       else "missing join")
-    top = next(iter(a.group_probs.values()), 0.0)
+    top_name, top = next(iter(a.group_probs.items()), ("", 0.0))
+    columns = int(planner.group_columns[planner.index.groups.index(top_name)]) if top_name else 0
     return Outcome(ts.name, q.query_id, size, hit, routed, a.selection.expected, kind, ts.source, q.db,
-                   confidence_features(q.ev, a.selection.expected, top))
+                   confidence_features(q.ev, a.selection.expected, top, columns))
 
 
 #: Retrained ablations (`--cv K --ablate PIECE`): what switching one new piece off costs on held-out folds.
@@ -340,7 +341,7 @@ def evidence_digest() -> str:
     """Evidence depends on these sources only: a cached evidence file is reused while they are unchanged."""
     return _digest(("query/channels.py", "query/lookups.py", "index/registry.py", "index/documents.py",
                     "index/text.py", "query/fusion.py", "index/lexical.py", "index/thesaurus.py",
-                    "index/spelling.py", "embedders/minilm.py", "runtime.py"))
+                    "index/spelling.py", "embedders/minilm.py", "embedders/onnx_graph.py", "runtime.py"))
 
 
 def code_digest() -> str:

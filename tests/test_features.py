@@ -52,19 +52,21 @@ def test_the_first_dense_channel_in_the_planners_order_feeds_the_features() -> N
 def test_confidence_features_by_hand() -> None:
     # Terms of idf 3 and 1: table 0 holds the first, table 1 the second; nothing holds both.
     ev = _evidence([[True, False, False], [False, True, False]], [3.0, 1.0], {"local": [0.5, 0.7, 0.1]})
-    x = confidence_features(ev, expected=0.5, group_top=0.8)
+    x = confidence_features(ev, expected=0.8, group_top=0.8, top_columns=19)
     got = dict(zip(CONFIDENCE_FEATURES, x.tolist(), strict=True))
     assert got["bias"] == 1.0
-    assert got["expected"] == pytest.approx(0.0)
+    assert got["expected"] == pytest.approx(np.log(4.0))
     assert got["group_top"] == pytest.approx(np.log(4.0))
     assert got["matched"] == pytest.approx(1.0)
     assert got["cov_best"] == pytest.approx(0.75)
     assert got["dense_best"] == pytest.approx(0.7)
+    assert got["width"] == pytest.approx(np.log(20.0))
+    assert got["width_expected"] == pytest.approx(np.log(20.0) * np.log(4.0))
 
 
 def test_a_question_that_matches_nothing_has_no_lexical_evidence() -> None:
     ev = _evidence([[False, False, False]], [2.0], {})
-    got = dict(zip(CONFIDENCE_FEATURES, confidence_features(ev, 0.9, 0.9).tolist(), strict=True))
+    got = dict(zip(CONFIDENCE_FEATURES, confidence_features(ev, 0.9, 0.9, 12).tolist(), strict=True))
     assert got["matched"] == 0.0 and got["cov_best"] == 0.0 and got["dense_best"] == 0.0
 
 

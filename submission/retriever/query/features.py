@@ -27,8 +27,11 @@ PLAN_FEATURES = (
 )
 
 #: What the confidence calibration reads: the model's own expected coverage and top group probability (as
-#: logits), how much of the question the catalog matches at all, and the best raw dense similarity.
-CONFIDENCE_FEATURES = ("bias", "expected", "group_top", "matched", "cov_best", "dense_best")
+#: logits), how much of the question the catalog matches at all, the best raw dense similarity, and how wide
+#: the top database is (log of its columns, alone and times the expected coverage's logit): the same margins
+#: are worth less where a plan has hundreds of columns to get wrong than in a database of twenty.
+CONFIDENCE_FEATURES = ("bias", "expected", "group_top", "matched", "cov_best", "dense_best", "width",
+                       "width_expected")
 
 
 @dataclass(frozen=True)
@@ -199,13 +202,15 @@ def _logit(p: float) -> float:
     return float(np.log(q / (1 - q)))
 
 
-def confidence_features(ev: Evidence, expected: float, group_top: float) -> np.ndarray:
-    """CONFIDENCE_FEATURES of one answer. A question with no evidence (nonsense words) matches no term and
-    has a weak best similarity, whatever the softmax makes of it."""
+def confidence_features(ev: Evidence, expected: float, group_top: float, top_columns: int) -> np.ndarray:
+    """CONFIDENCE_FEATURES of one answer; `top_columns` counts the top database's columns. A question with no
+    evidence (nonsense words) matches no term and has a weak best similarity, whatever the softmax makes of it."""
     w = ev.term_weights()
     hit_all = (ev.schema_hit | ev.value_hit).astype(np.float32)
     matched = float(w @ hit_all.max(axis=1)) if w.size and hit_all.size else 0.0
     cov_best = float((w @ hit_all).max()) if w.size and hit_all.size else 0.0
     name = dense_channel(ev)
     dense = float(ev.scores[registry.dense(name).evidence_keys[0]].max()) if name is not None and ev.fused.size else 0.0
-    return np.asarray([1.0, _logit(expected), _logit(group_top), matched, cov_best, dense], dtype=np.float64)
+    width = float(np.log1p(top_columns))
+    return np.asarray([1.0, _logit(expected), _logit(group_top), matched, cov_best, dense, width,
+                       width * _logit(expected)], dtype=np.float64)

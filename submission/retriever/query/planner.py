@@ -101,6 +101,8 @@ class Planner:
             sorted(int(t) for t in self.groups.perm[s:s + n])
             for s, n in zip(self.groups.start, self.groups.size, strict=True)
         ]
+        #: Columns per group: how wide a database is, which the confidence reads.
+        self.group_columns = np.bincount(index.table_group[index.column_table], minlength=len(index.groups))
         self.links = index.links
         self.shape = TableShape.from_links(self.links, np.diff(self.layout.col_start), index.named)
 
@@ -187,7 +189,7 @@ class Planner:
         top = float(gp[order[0]]) if gp.size else 0.0
         conf = float(sel.expected)
         if self.fitted.confidence is not None:
-            x = confidence_features(ev, sel.expected, top)
+            x = confidence_features(ev, sel.expected, top, int(self.group_columns[order[0]]) if gp.size else 0)
             conf = float(self.fitted.confidence.probs(np.stack([np.zeros_like(x), x]))[1])
         cat = self.index.catalog
         return Answer(
