@@ -188,3 +188,28 @@ def test_two_question_words_a_schema_name_runs_together_are_its_term(tmp_path: P
     assert "careplan" not in off.terms and off.name_match.tolist() == [1.0, 0.0]
     assert compounds("the patient care plan") == ["patientcar", "careplan"]
     assert compounds("the patient's care plan") == ["careplan"], "no pair across a possessive's 's'"
+
+
+def test_the_query_side_uses_the_local_model_it_is_handed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Retriever.open loads the local model beside the index and hands it over: query_embedders then uses
+    that one and loads none itself."""
+    from retriever import runtime
+    from retriever.config import Settings
+
+    build_index(three_tables(), tmp_path / "index", dense={"local": FakeDense()}, log=lambda _m: None)
+
+    def no_loading(_settings: Settings) -> None:
+        raise AssertionError("query_embedders loaded a model of its own")
+
+    monkeypatch.setattr(runtime, "local_embedder", no_loading)
+    handed: list[str] = []
+
+    def hand_over() -> FakeDense:
+        handed.append("local")
+        return FakeDense()
+
+    embed = runtime.query_embedders(Settings(cache_dir=tmp_path / "cache"), load_index(tmp_path / "index"),
+                                    local=hand_over)
+    got = embed("customer: id, name")
+    assert handed == ["local"] and sorted(got) == ["local"]
+    np.testing.assert_array_equal(got["local"], [1.0, 0.0])

@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import sys
 from collections.abc import Callable, Mapping
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -23,7 +24,7 @@ from .errors import ConfigError
 from .index.store import Index, load_index, load_schema_details
 from .query.planner import Answer, Options, Planner, default_models
 from .query.selection import MAX_JOINS, N_TABLES
-from .runtime import QueryVectors, query_embedders
+from .runtime import QueryVectors, local_embedder, query_embedders
 
 FORMATS = ("text", "json", "ddl")
 
@@ -124,11 +125,15 @@ class Retriever:
         engine (backend `milvus`) cannot serve it.
         """
         settings = settings or Settings()
-        index = load_index(Path(index_dir))
-        stage1 = open_stage1(index, Path(index_dir), settings, lambda m: print(m, file=sys.stderr, flush=True))
-        planner = Planner(index, default_models(weights), stage1)
-        return cls(planner, query_embedders(settings, index, offline=offline), Path(index_dir),
-                   Options(rrf_k=settings.rrf_k))
+        with ThreadPoolExecutor(1, thread_name_prefix="load-model") as pool:
+            # The local model (weights, tokenizer, encoder session) loads while the index does: each is about
+            # half of the server's startup. Unused, and dropped, when the index has no local channel.
+            local = pool.submit(local_embedder, settings)
+            index = load_index(Path(index_dir))
+            stage1 = open_stage1(index, Path(index_dir), settings, lambda m: print(m, file=sys.stderr, flush=True))
+            planner = Planner(index, default_models(weights), stage1)
+            embed = query_embedders(settings, index, offline=offline, local=local.result)
+        return cls(planner, embed, Path(index_dir), Options(rrf_k=settings.rrf_k))
 
     @property
     def index(self) -> Index:
