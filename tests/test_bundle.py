@@ -289,3 +289,30 @@ def test_build_without_index_access_fails_with_one_clear_line(tmp_path: Path) ->
     assert not [p for p in copy.glob(".vendor.*") if p.is_dir()], "a half-made install was left behind"
     log = lines[1].rsplit("see ", 1)[1]
     assert Path(log).is_file() and Path(log).parent == copy  # pip's own words, kept for the user
+
+
+def test_an_optional_pin_that_will_not_install_is_left_out(tmp_path: Path) -> None:
+    """build.sh on a machine ONNX Runtime has no wheel for (here: a wheelhouse without it) installs the rest,
+    says what it left out, and builds with the numpy encoder."""
+    if not WHEELHOUSE.is_dir():
+        pytest.skip("no wheelhouse: run 'make bundle' first")
+    wheels, home = tmp_path / "wheels", tmp_path / "home"
+    wheels.mkdir()
+    home.mkdir()
+    for wheel in WHEELHOUSE.iterdir():
+        if not wheel.name.startswith("onnxruntime"):
+            (wheels / wheel.name).symlink_to(wheel)
+    copy = tmp_path / "submission"
+    shutil.copytree(SUBMISSION, copy, symlinks=True,
+                    ignore=lambda d, names: [n for n in names if n == "__pycache__"
+                                             or (Path(d) == SUBMISSION and n in {"cache", "_vendor", "BUNDLE.txt"})])
+    catalog = tmp_path / "catalog.json"
+    catalog.write_text(json.dumps(_small_catalog()), encoding="utf-8")
+    env = _clean_env(home) | {"PIP_NO_INDEX": "1", "PIP_FIND_LINKS": str(wheels), "PIP_CONFIG_FILE": os.devnull}
+    cmd = ["bash", str(copy / "build.sh"), "--corpus", str(catalog), "--index-dir", str(tmp_path / "index")]
+    build = subprocess.run(cmd, env=env, cwd=tmp_path, capture_output=True, text=True, timeout=900)
+    assert build.returncode == 0, build.stderr[-4000:]
+    assert "left out what would not install here: onnxruntime==1.32.0" in build.stderr, build.stderr[-4000:]
+    assert (copy / "_vendor" / "numpy").is_dir() and not (copy / "_vendor" / "onnxruntime").exists()
+    manifest = json.loads((tmp_path / "index" / "manifest.json").read_text(encoding="utf-8"))
+    assert "dense:local" in manifest["channels"]
