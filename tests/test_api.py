@@ -145,3 +145,15 @@ def test_cli_query_formats(mini_index_dir: Path, tmp_path: Path, fmt: str) -> No
     assert res.stdout.startswith(first)
     if fmt == "json":
         assert json.loads(res.stdout)["table_ids"][0] == "flight_1.certificate"
+
+
+def test_an_index_without_the_local_channel_never_loads_the_model(mini_index_dir: Path,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """Retriever.open loads the local model beside the index only when the index records its channel."""
+    from retriever import api
+
+    loads: list[str] = []
+    monkeypatch.setattr(api, "local_embedder", lambda _settings: loads.append("api"))
+    monkeypatch.setattr("retriever.runtime.local_embedder", lambda _settings: loads.append("runtime"))
+    r = Retriever.open(mini_index_dir, Settings(cache_dir=mini_index_dir.parent / "cache"))
+    assert r.search("How many singers are there?").table_ids and loads == []

@@ -21,7 +21,8 @@ from .answer.explain import explain
 from .backends.stage1 import open_stage1
 from .config import Settings
 from .errors import ConfigError
-from .index.store import Index, load_index, load_schema_details
+from .index import registry
+from .index.store import Index, load_index, load_schema_details, recorded_channels
 from .query.planner import Answer, Options, Planner, default_models
 from .query.selection import MAX_JOINS, N_TABLES
 from .runtime import QueryVectors, local_embedder, query_embedders
@@ -125,14 +126,15 @@ class Retriever:
         engine (backend `milvus`) cannot serve it.
         """
         settings = settings or Settings()
+        uses_local = registry.dense("local").manifest in recorded_channels(Path(index_dir))
         with ThreadPoolExecutor(1, thread_name_prefix="load-model") as pool:
             # The local model (weights, tokenizer, encoder session) loads while the index does: each is about
-            # half of the server's startup. Unused, and dropped, when the index has no local channel.
-            local = pool.submit(local_embedder, settings)
+            # half of the server's startup. An index without the local channel never loads it.
+            local = pool.submit(local_embedder, settings) if uses_local else None
             index = load_index(Path(index_dir))
             stage1 = open_stage1(index, Path(index_dir), settings, lambda m: print(m, file=sys.stderr, flush=True))
             planner = Planner(index, default_models(weights), stage1)
-            embed = query_embedders(settings, index, offline=offline, local=local.result)
+            embed = query_embedders(settings, index, offline=offline, local=local.result if local else None)
         return cls(planner, embed, Path(index_dir), Options(rrf_k=settings.rrf_k))
 
     @property

@@ -43,7 +43,8 @@ def local_embedder(settings: Settings) -> Embedder | None:
         return None
     model = MiniLM(model_dir, engine=settings.encoder)
     if settings.encoder == "onnx" and model.engine != "onnx":
-        _warn("RETRIEVER_ENCODER=onnx but onnxruntime is not installed; the local model runs on numpy")
+        _warn("RETRIEVER_ENCODER=onnx but onnxruntime is not installed or cannot run here; "
+              "the local model runs on numpy")
     return model
 
 

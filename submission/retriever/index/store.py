@@ -98,6 +98,16 @@ def engine_owned(root: Path, p: Path) -> bool:
     return p.relative_to(root).parts[0] == ENGINE_DIR
 
 
+def recorded_channels(index_dir: Path) -> list[str]:
+    """The channels an index's manifest records, unchecked ([] if it cannot be read): a peek, for what may
+    start loading beside load_index, which validates the manifest and raises on a bad one."""
+    try:
+        channels = json.loads((Path(index_dir) / "manifest.json").read_text(encoding="utf-8")).get("channels")
+    except (OSError, ValueError, AttributeError):
+        return []
+    return [c for c in channels if isinstance(c, str)] if isinstance(channels, list) else []
+
+
 def read_manifest(index_dir: Path, verify_digests: bool = True) -> dict[str, Any]:
     path = Path(index_dir) / "manifest.json"
     if not Path(index_dir).is_dir():
