@@ -36,7 +36,6 @@ from retriever.query.features import (  # noqa: E402
     CONFIDENCE_FEATURES,
     GROUP_FEATURES,
     PLAN_FEATURES,
-    confidence_features,
     group_features,
 )
 from retriever.query.model import WEIGHTS_PATH, WEIGHTS_VERSION, SoftmaxModel, fit_softmax  # noqa: E402
@@ -238,9 +237,9 @@ def judge(ts: TrainingSet, planner: Planner, q: Question, opts: Options) -> Outc
         kind = "wrong database" if not routed else ("missing tables" if not gold_ids <= set(a.table_ids)
                                                       else "missing join")
     top_name, top = next(iter(a.group_probs.items()), ("", 0.0))
-    columns = int(planner.group_columns[planner.index.groups.index(top_name)]) if top_name else 0
+    top_group = planner.index.groups.index(top_name) if top_name else None
     return Outcome(ts.name, q.query_id, size, hit, routed, a.selection.expected, kind, ts.source, q.db,
-                   confidence_features(q.ev, a.selection.expected, top, columns))
+                   planner.confidence_inputs(q.ev, a.selection.expected, top_group, top))
 
 
 #: Retrained ablations (`--cv K --ablate PIECE`): what switching one new piece off costs on held-out folds.

@@ -60,6 +60,15 @@ def dense_channel(ev: Evidence) -> str | None:
     return next(iter(ev.group_dense), None)
 
 
+def weigh(w: np.ndarray, hits: np.ndarray) -> np.ndarray:
+    """w @ hits for the small products of term weights with 0/1 hit matrices. OpenBLAS's AVX-512 float32
+    kernels raise a spurious 'invalid value' flag now and then (2 of 1,034 dev questions in the table
+    features on a Xeon with AVX-512; the values were finite and the same when recomputed), which numpy
+    would print on the search process's stderr. The inputs are finite by construction."""
+    with np.errstate(invalid="ignore"):
+        return w @ hits
+
+
 def _inv_rank(x: np.ndarray) -> np.ndarray:
     """1/rank (ties share the best rank): a nonlinear view the softmax cannot build from raw scores."""
     if not x.size:
@@ -92,12 +101,12 @@ def group_features(ev: Evidence, gi: GroupIndex) -> np.ndarray:
                              .astype(np.float32))
     #: (terms, groups): the term is in some table of the group.
     held = by_group[k:2 * k]
-    cov_schema = w @ by_group[:k] if k else np.zeros(gi.size.size)
-    cov_all = w @ held if k else np.zeros(gi.size.size)
+    cov_schema = weigh(w, by_group[:k]) if k else np.zeros(gi.size.size)
+    cov_all = weigh(w, held) if k else np.zeros(gi.size.size)
     fused = ev.fused / max(float(ev.fused.max()), 1e-9)
     fmax = gi.reduce_max(fused)
     bm = ev.group_bm25 / max(float(ev.group_bm25.max()), 1e-9)
-    cov_name = w @ by_group[2 * k:3 * k] if k else np.zeros(gi.size.size)
+    cov_name = weigh(w, by_group[2 * k:3 * k]) if k else np.zeros(gi.size.size)
     dense = ev.dense_z
     if dense is None:
         dt = dc = d2 = drank = dg = dgrank = dc2 = np.zeros_like(fmax)
@@ -107,24 +116,24 @@ def group_features(ev: Evidence, gi: GroupIndex) -> np.ndarray:
         dg = dense[2]
         dgrank = _inv_rank(dg)
         dc2 = _top2_mean(dense[1], gi) / 2
-    per_table = w @ hit_all.astype(np.float32) if w.size else np.zeros(ev.fused.size, dtype=np.float32)
+    per_table = weigh(w, hit_all.astype(np.float32)) if w.size else np.zeros(ev.fused.size, dtype=np.float32)
     # Routing evidence: terms few databases hold weigh more than terms every database has ('name', 'year'),
     # whatever their spread over tables; and how much of the question no database explains lets the dense
     # scores count for more when the question does not use the schema's words.
     n_held = held.sum(axis=1)
     gidf = np.log1p(gi.size.size / np.maximum(n_held, 1.0)) * (n_held > 0)
-    distinct = (gidf / gidf.sum()) @ held if gidf.sum() > 0 else np.zeros(gi.size.size, dtype=np.float32)
+    distinct = weigh(gidf / gidf.sum(), held) if gidf.sum() > 0 else np.zeros(gi.size.size, dtype=np.float32)
     unmatched = 1.0 - float(cov_all.max()) if cov_all.size else 1.0
     # Terms no database holds that the group holds through a related word: the user's word for its schema's
     # word. Only those: a word some database does hold ("singer") is the schema's own, and its relatives
     # elsewhere ("artist") are other things.
     foreign = (w * ((n_held == 0) & ~ev.names())).astype(np.float32)
-    related = foreign @ by_group[3 * k:4 * k] if k else np.zeros(gi.size.size)
+    related = weigh(foreign, by_group[3 * k:4 * k]) if k else np.zeros(gi.size.size)
     # Names the question gives, embedded alone, against the columns: which database would hold them.
     entity = gi.reduce_max(standardise(ev.entity_cos)) if ev.entity_cos.size else np.zeros(gi.size.size)
     # Names WordNet knows the kind of ("Finland" is a country): the group holds a column for that kind.
     named = (w * ev.names()).astype(np.float32)
-    instance = named @ by_group[4 * k:] if k else np.zeros(gi.size.size)
+    instance = weigh(named, by_group[4 * k:]) if k else np.zeros(gi.size.size)
     cols = [cov_schema, cov_all, cov_name, _inv_rank(cov_all), bm, _inv_rank(bm), fmax, _top2_mean(fused, gi),
             _inv_rank(fmax), dt, dc, d2, drank, dg, dgrank, gi.reduce_max(ev.name_match), ev.group_name_match,
             (gi.reduce_max(ev.phrase_hits) > 0).astype(np.float32), np.log(gi.size.astype(np.float32)),
@@ -207,8 +216,8 @@ def confidence_features(ev: Evidence, expected: float, group_top: float, top_col
     evidence (nonsense words) matches no term and has a weak best similarity, whatever the softmax makes of it."""
     w = ev.term_weights()
     hit_all = (ev.schema_hit | ev.value_hit).astype(np.float32)
-    matched = float(w @ hit_all.max(axis=1)) if w.size and hit_all.size else 0.0
-    cov_best = float((w @ hit_all).max()) if w.size and hit_all.size else 0.0
+    matched = float(weigh(w, hit_all.max(axis=1))) if w.size and hit_all.size else 0.0
+    cov_best = float(weigh(w, hit_all).max()) if w.size and hit_all.size else 0.0
     name = dense_channel(ev)
     dense = float(ev.scores[registry.dense(name).evidence_keys[0]].max()) if name is not None and ev.fused.size else 0.0
     width = float(np.log1p(top_columns))

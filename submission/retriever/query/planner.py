@@ -186,10 +186,10 @@ class Planner:
         if len(fallback) < n:
             fallback = list(range(self.layout.n_tables))
         sel = select(cands, fallback, self._joins_among, n_tables=n)
-        top = float(gp[order[0]]) if gp.size else 0.0
         conf = float(sel.expected)
         if self.fitted.confidence is not None:
-            x = confidence_features(ev, sel.expected, top, int(self.group_columns[order[0]]) if gp.size else 0)
+            x = self.confidence_inputs(ev, sel.expected, int(order[0]) if gp.size else None,
+                                       float(gp[order[0]]) if gp.size else 0.0)
             conf = float(self.fitted.confidence.probs(np.stack([np.zeros_like(x), x]))[1])
         cat = self.index.catalog
         return Answer(
@@ -201,6 +201,13 @@ class Planner:
             evidence=ev,
             confidence=conf,
         )
+
+    def confidence_inputs(self, ev: Evidence, expected: float, top_group: int | None, top_prob: float
+                          ) -> np.ndarray:
+        """What the confidence calibration reads for an answer whose likeliest group is `top_group`: serving
+        and fitting (scripts/fit.py) both take it from here."""
+        columns = int(self.group_columns[top_group]) if top_group is not None else 0
+        return confidence_features(ev, expected, top_prob, columns)
 
     def _joins_among(self, tables: list[int]) -> list[int]:
         return list(joins_among(sorted(tables), self.links))

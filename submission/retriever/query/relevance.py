@@ -14,6 +14,7 @@ import numpy as np
 
 from ..index.links import Links
 from .channels import Evidence
+from .features import weigh
 
 #: Named apart from the group and plan features (and the channel switches) so each can be switched off alone.
 TABLE_FEATURES = (
@@ -48,15 +49,6 @@ def _scaled(x: np.ndarray) -> np.ndarray:
     return x / max(float(x.max()), 1e-9) if x.size else x
 
 
-def _weigh(w: np.ndarray, hits: np.ndarray) -> np.ndarray:
-    """w @ hits for the small (terms) x (terms, tables) products below. OpenBLAS's AVX-512 float32 kernels
-    raise a spurious 'invalid value' flag now and then (2 of 1,034 dev questions on a Xeon with AVX-512; the
-    values were finite and the same when recomputed), which numpy would print on the search process's
-    stderr. The inputs are finite by construction: term weights and 0/1 hits."""
-    with np.errstate(invalid="ignore"):
-        return w @ hits
-
-
 def table_features(ev: Evidence, members: Sequence[int], shape: TableShape) -> np.ndarray:
     """(members, TABLE_FEATURES) for the tables of one group, `members` sorted."""
     m = np.asarray(members, dtype=np.int64)
@@ -64,10 +56,10 @@ def table_features(ev: Evidence, members: Sequence[int], shape: TableShape) -> n
     hit = (ev.schema_hit | ev.value_hit)[:, m].astype(np.float32)
     held_by = hit.sum(axis=1)
     zeros = np.zeros(m.size, dtype=np.float32)
-    cov = _weigh(w, hit) if w.size else zeros
+    cov = weigh(w, hit) if w.size else zeros
     # A term only this table of the group holds makes it needed; a term all hold says little about any.
-    alone = _weigh(w * (held_by == 1), hit) if w.size else zeros
-    share = _weigh(w / np.maximum(held_by, 1.0), hit) if w.size else zeros
+    alone = weigh(w * (held_by == 1), hit) if w.size else zeros
+    share = weigh(w / np.maximum(held_by, 1.0), hit) if w.size else zeros
     fused = ev.fused[m]
     order = np.lexsort((m, -fused))
     rank = np.empty(m.size, dtype=np.float32)
@@ -76,8 +68,8 @@ def table_features(ev: Evidence, members: Sequence[int], shape: TableShape) -> n
     if ev.dense_z is not None:
         dt, dc = ev.dense_z[0][m], ev.dense_z[1][m]
         dtg, dcg = dt - dt.max(), dc - dc.max()
-    related = _weigh(w, ev.related()[:, m].astype(np.float32)) if w.size else zeros
-    instance = _weigh(w * ev.names(), ev.instances()[:, m].astype(np.float32)) if w.size else zeros
+    related = weigh(w, ev.related()[:, m].astype(np.float32)) if w.size else zeros
+    instance = weigh(w * ev.names(), ev.instances()[:, m].astype(np.float32)) if w.size else zeros
     # Plans are mostly joined: the tables related to the group's best-ranked one come with it.
     top = int(m[order[0]])
     next_to_top = np.asarray([int(t) in shape.neighbours[top] for t in m], dtype=np.float32)
