@@ -338,16 +338,17 @@ def report(outcomes: Sequence[Outcome]) -> list[str]:
 
 def evidence_digest() -> str:
     """Evidence depends on these sources only: a cached evidence file is reused while they are unchanged."""
-    return _digest(("query/channels.py", "query/lookups.py", "index/registry.py", "index/documents.py",
-                    "index/text.py", "query/fusion.py", "index/lexical.py", "index/thesaurus.py",
+    return _digest(("query/channels.py", "query/evidence.py", "query/lookups.py", "index/registry.py",
+                    "index/documents.py", "index/text.py", "query/fusion.py", "index/lexical.py", "index/thesaurus.py",
                     "index/spelling.py", "embedders/minilm.py", "embedders/onnx_graph.py", "runtime.py"))
 
 
 def code_digest() -> str:
     """Which code the weights were fitted with: a hash of the package sources that make features and plans."""
-    return _digest(("query/channels.py", "query/lookups.py", "index/registry.py", "query/features.py", "query/plans.py",
-                    "query/relevance.py", "query/planner.py", "query/model.py", "index/documents.py", "index/text.py",
-                    "query/fusion.py", "index/lexical.py", "index/thesaurus.py", "index/spelling.py"))
+    return _digest(("query/channels.py", "query/evidence.py", "query/lookups.py", "index/registry.py",
+                    "query/features.py", "query/plans.py", "query/relevance.py", "query/planner.py", "query/model.py",
+                    "index/documents.py", "index/text.py", "query/fusion.py", "index/lexical.py", "index/thesaurus.py",
+                    "index/spelling.py"))
 
 
 def _digest(names: Sequence[str]) -> str:

@@ -20,8 +20,8 @@ from retriever.index.build import build_index
 from retriever.index.catalog import parse_catalog
 from retriever.index.store import load_index
 from retriever.index.text import name_spans
-from retriever.query.channels import Channels, Layout, column_max
-from retriever.query.lookups import compounds, entity_terms, match_phrases
+from retriever.query.channels import Channels, Layout, column_max, standardise
+from retriever.query.lookups import MAX_WORDS, compounds, content_words, embedded_words, entity_terms, match_phrases
 
 DENSE = {
     "customer: id, name": [1.0, 0.0],
@@ -211,5 +211,37 @@ def test_the_query_side_uses_the_local_model_it_is_handed(tmp_path: Path, monkey
     embed = runtime.query_embedders(Settings(cache_dir=tmp_path / "cache"), load_index(tmp_path / "index"),
                                     local=hand_over)
     got = embed("customer: id, name")
-    assert handed == ["local"] and sorted(got) == ["local"]
+    assert handed == ["local"] and sorted(got) == ["local", "words:local"]
     np.testing.assert_array_equal(got["local"], [1.0, 0.0])
+    # The content words "customer" and "name", each embedded alone, in the order the channels read them.
+    np.testing.assert_array_equal(got["words:local"], [OTHER, OTHER])
+
+
+def test_content_words_are_the_questions_words_minus_stop_query_words_names_and_numbers() -> None:
+    assert content_words("How many musicians performed at the stadium in 2014? Name the Red Panda.") == [
+        "musicians", "performed", "stadium", "name"]
+    # One word per stem, as first written; identifiers are split as documents split them.
+    assert content_words("singers and their singer_id, sorted by singer_age") == ["singers", "age"]
+    assert content_words("singers sorted by SingerAge") == ["singers"], "a capitalised word is a name"
+    assert content_words("List the names of the different ones.") == ["names"]
+    assert len(content_words(" ".join(f"word{c}x" for c in "abcdefghijklmnop").replace("word", "wor"))) == MAX_WORDS
+
+
+def test_content_words_embedded_alone_score_tables_as_z_values_of_their_best_document(channels: Channels) -> None:
+    # QUESTION's one content word is "customer" ("ordered" is a query word, "Red Panda" a name); its vector gets
+    # its best cosine with each table's document or one of its columns, standardised over the catalog.
+    assert embedded_words(QUESTION, channels.index.spelling) == ["customer"]
+    words = np.asarray([[0.0, 1.0]])
+    ev = channels.evidence(QUESTION, {**QV, "words:fake": words}, rrf_k=60)
+    t, c, _ = channels.stage1.for_question().dense("fake", words)
+    want = standardise(np.maximum(t[0], column_max(c[0], channels.layout)))
+    np.testing.assert_allclose(ev.word_z[ev.terms.index("custom")], want, rtol=1e-5)
+    assert want.max() > 0 and not np.allclose(want, 0.0)
+    others = [i for i, term in enumerate(ev.terms) if term != "custom"]
+    assert others and not ev.word_z[others].any()
+    assert (ev.words() >= 0).all() and ev.words().max() == pytest.approx(ev.word_z.max())
+    # Vectors for another word list (a count that does not match), none, or the channel off: nothing to read.
+    for qv, off in (({**QV, "words:fake": np.vstack([words, words])}, frozenset()), (QV, frozenset()),
+                    ({**QV, "words:fake": words}, frozenset({"dense:fake"}))):
+        ev = channels.evidence(QUESTION, qv, rrf_k=60, disabled=off)
+        assert ev.word_z.size == 0 and not ev.words().any()

@@ -218,11 +218,13 @@ def test_api_faults_mixed_with_traffic(
     by_phase: dict[str, list[list[str]]] = {}
     for name, channels in live:
         by_phase.setdefault(name, []).append(channels)
-    assert by_phase["healthy"] == [["jina", "multi:colbert"]] * 2
-    # "Routes from Goroka airport": the name is embedded alone in the same request, and comes back with it.
-    assert by_phase["healthy-again"] == [["jina", "multi:colbert"], ["jina", "multi:colbert", "names:jina"]]
+    # The question's content words are embedded alone in the same request, and come back with it.
+    assert by_phase["healthy"] == [["jina", "multi:colbert", "words:jina"]] * 2
+    # "Routes from Goroka airport": so is the name.
+    assert by_phase["healthy-again"] == [["jina", "multi:colbert", "words:jina"],
+                                         ["jina", "multi:colbert", "names:jina", "words:jina"]]
     for name, failure in PHASES:
-        if failure is not None:  # a failed request loses the question's vector and its names' together
+        if failure is not None:  # a failed request loses the question's vector, its names' and words' together
             assert all(not any("jina" in c for c in ch) for ch in by_phase[name]), name
     err = capfd.readouterr()
     assert "channel dense:jina skipped" in err.err

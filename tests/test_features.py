@@ -203,3 +203,20 @@ def test_a_database_whose_columns_look_like_the_names_given_ranks_higher() -> No
     got = _by_name(group_features(ev, GroupIndex.from_table_group(np.asarray([0, 0, 1]), 2)))
     z = (np.asarray([0.1, 0.2, 0.6]) - 0.3) / np.std([0.1, 0.2, 0.6])
     assert got["entity_dense"].tolist() == pytest.approx([z[1], z[2]], rel=1e-5)
+
+
+def test_content_words_embedded_alone_route_to_the_database_whose_tables_they_point_at() -> None:
+    # _hand_evidence: t0 (idf share 0.75) is held by table 0 (group 0), t1 (0.25) by table 2 (group 1). t0's
+    # vector points at table 2 most, t1's at table 1; negative z-values count as nothing.
+    wz = np.asarray([[1.0, 0.0, 2.0], [0.5, 3.0, -1.0]], dtype=np.float32)
+    ev = replace(_hand_evidence(), word_z=wz)
+    got = _by_name(group_features(ev, GroupIndex.from_table_group(np.asarray([0, 0, 1]), 2)))
+    assert got["dense_words"].tolist() == pytest.approx([0.75 * 1.0 + 0.25 * 3.0, 0.75 * 2.0])
+    # Only the words the group does not hold: group 0 holds t0, group 1 holds t1.
+    assert got["words_fill"].tolist() == pytest.approx([0.25 * 3.0, 0.75 * 2.0])
+    plans = [Plan(0, (0,), (), True), Plan(0, (1,), (), True), Plan(0, (0, 1), (0,), True)]
+    x = plan_features(ev, plans, [0, 1], np.zeros(3, dtype=bool), np.zeros(2))
+    assert x[:, PLAN_FEATURES.index("words_in")].tolist() == pytest.approx([0.875, 0.75, 1.5])
+    # Evidence made without word vectors reads zero.
+    plain = _by_name(group_features(_hand_evidence(), GroupIndex.from_table_group(np.asarray([0, 0, 1]), 2)))
+    assert plain["dense_words"].tolist() == [0.0, 0.0] and plain["words_fill"].tolist() == [0.0, 0.0]

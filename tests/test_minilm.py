@@ -187,7 +187,8 @@ def test_a_build_over_budget_keeps_the_local_channel_with_what_it_embedded(tmp_p
 
 @needs_model
 def test_the_names_a_question_gives_are_embedded_with_it(tmp_path: Path) -> None:
-    """One encoder call embeds the question and each name in it alone; a question without names gets none."""
+    """One encoder call embeds the question, each name in it alone and each content word alone; a question
+    without names gets no name vectors."""
     from retriever.runtime import query_embedders
 
     catalog = parse_catalog({"tables": [{"table_id": "club.team", "columns": ["team_name", "city"]},
@@ -196,7 +197,10 @@ def test_the_names_a_question_gives_are_embedded_with_it(tmp_path: Path) -> None
     settings = Settings.from_env({"RETRIEVER_CACHE_DIR": str(tmp_path / "cache")})
     embed = query_embedders(settings, load_index(tmp_path / "index"))
     got = embed("How many matches did team Mumbai Indians win?")
-    assert sorted(got) == ["local", "names:local"] and got["names:local"].shape == (1, 384)
+    assert sorted(got) == ["local", "names:local", "words:local"] and got["names:local"].shape == (1, 384)
     model = MiniLM()
     np.testing.assert_allclose(got["names:local"][0], model.embed(["Mumbai Indians"], "query")[0], atol=1e-6)
-    assert sorted(embed("how many matches were won?")) == ["local"]
+    # "matches", "team" and "win", each as if embedded alone (padding is not encoded).
+    np.testing.assert_allclose(got["words:local"], model.embed(["matches", "team", "win"], "query"), atol=1e-6)
+    assert sorted(embed("how many matches were won?")) == ["local", "words:local"]
+    assert sorted(embed("How many are there?")) == ["local"], "no content word, no word vectors"

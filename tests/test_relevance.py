@@ -99,3 +99,11 @@ def test_the_planner_orders_a_groups_tables_by_the_table_model(mini_index: Index
     top = {members[i] for i in np.lexsort((np.asarray(members), -rel))[:UNJOINED_SEEDS]}
     unjoined = [p.tables for p in with_model.candidates(ev, g, rel) if not p.connected]
     assert unjoined and all(set(t) <= top for t in unjoined)
+
+
+def test_a_content_word_embedded_alone_points_at_the_table_most_like_it() -> None:
+    # t1's vector (idf share 0.5) points at table 3, which holds no term of the question.
+    wz = np.asarray([[0.0, 0.0, 0.0, 0.0], [-1.0, 0.5, 0.0, 4.0]], dtype=np.float32)
+    got = dict(zip(TABLE_FEATURES, table_features(replace(_evidence(), word_z=wz), [0, 1, 2, 3], _shape()).T.tolist(),
+                   strict=True))
+    assert got["t_words"] == pytest.approx([0.0, 0.25, 0.0, 2.0])

@@ -47,7 +47,8 @@ def test_warm_cache_then_offline_replay_gives_identical_answers(tmp_path: Path) 
         manifest = build_index(load_catalog(MINI_CATALOG), tmp_path / "idx", dense, multi, log=lambda m: None)
         assert "dense:jina" in manifest["channels"] and "multi:colbert" in manifest["channels"]
         first, live = _answers(online, tmp_path / "idx")
-        assert live == {"jina", "multi:colbert", "names:jina"}  # names a question gives are embedded too
+        # names a question gives and its content words are embedded too
+        assert live == {"jina", "multi:colbert", "names:jina", "words:jina"}
         n_requests = len(fake.requests)
     assert n_requests > 0
     # The API is gone: a rebuild and every question must come from the cache alone.
@@ -56,7 +57,7 @@ def test_warm_cache_then_offline_replay_gives_identical_answers(tmp_path: Path) 
     manifest = build_index(load_catalog(MINI_CATALOG), tmp_path / "idx2", dense, multi, log=lambda m: None)
     assert "dense:jina" in manifest["channels"] and "multi:colbert" in manifest["channels"]
     replayed, live = _answers(offline, tmp_path / "idx2", offline=True)
-    assert live == {"jina", "multi:colbert", "names:jina"}  # the names' vectors replay from the cache as well
+    assert live == {"jina", "multi:colbert", "names:jina", "words:jina"}  # names and words replay from the cache too
     assert replayed == first
 
 

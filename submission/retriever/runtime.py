@@ -16,7 +16,7 @@ from .index import registry
 from .index.partial import Budgets
 from .index.store import Index
 from .index.text import name_spans
-from .query.lookups import respell
+from .query.lookups import embedded_words, respell
 
 QueryVectors = dict[str, np.ndarray]
 #: API time one build chunk may take, retries included: it bounds how far a slow API can run a channel past
@@ -115,15 +115,19 @@ def query_embedders(settings: Settings, index: Index, offline: bool = False,
         out: QueryVectors = {}
         t0 = time.monotonic()
         names = name_spans(question)
+        content = embedded_words(question, index.spelling)
         question = respell(question, index.spelling)  # the models cannot look a typo up; the names stay as given
         for name, emb in dense.items():
             ch = registry.dense(name)
             try:
-                # One call for the question and its names: padding is not encoded, so the names cost their own tokens.
-                vecs = emb.embed([question, *names], "query")
+                # One call for the question, its names and its content words: padding is not encoded, so each
+                # costs its own tokens.
+                vecs = emb.embed([question, *names, *content], "query")
                 out[str(ch.vector_key)] = vecs[0]
                 if names and ch.names_key is not None:
-                    out[ch.names_key] = vecs[1:]
+                    out[ch.names_key] = vecs[1:1 + len(names)]
+                if content and ch.words_key is not None:
+                    out[ch.words_key] = vecs[1 + len(names):]
             except EmbeddingError as e:
                 _warn(f"channel {ch.manifest} skipped for this question: {e}")
         for name, memb in multi.items():

@@ -26,6 +26,7 @@ class Family:
     vector_key: str | None
     evidence_keys: tuple[str, ...]
     names_key: str | None = None
+    words_key: str | None = None
 
 
 @dataclass(frozen=True)
@@ -46,6 +47,8 @@ class Channel:
     evidence_keys: tuple[str, ...]
     #: Key of the vectors of the names the question gives, each embedded alone (None: the channel has none).
     names_key: str | None = None
+    #: Key of the vectors of the question's content words, each embedded alone (lookups.content_words).
+    words_key: str | None = None
 
     @property
     def embedded(self) -> bool:
@@ -74,7 +77,7 @@ LEXICAL = (
 #: The embedding channels, one family per kind of model: dense cosines and late interaction (MaxSim).
 FAMILIES = (
     Family("dense", "cosine with table, column and group documents", "dense:{}", "dense:{}", "{}",
-           ("dense_tables:{}", "dense_columns:{}"), "names:{}"),
+           ("dense_tables:{}", "dense_columns:{}"), "names:{}", "words:{}"),
     Family("multi", "MaxSim over table documents' token vectors", "multi:{}", "late:{}", "multi:{}", ("late:{}",)),
 )
 _FAMILY = {f.kind: f for f in FAMILIES}
@@ -86,7 +89,8 @@ def embedding(kind: str, name: str) -> Channel:
     return Channel(kind, name, f.scores, f.manifest.format(name), f.switch.format(name),
                    None if f.vector_key is None else f.vector_key.format(name),
                    tuple(k.format(name) for k in f.evidence_keys),
-                   None if f.names_key is None else f.names_key.format(name))
+                   None if f.names_key is None else f.names_key.format(name),
+                   None if f.words_key is None else f.words_key.format(name))
 
 
 def dense(name: str) -> Channel:

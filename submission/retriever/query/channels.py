@@ -8,7 +8,7 @@ and fuses their table rankings. Channel names come from index/registry.py.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -18,8 +18,9 @@ from ..index.quality import preference
 from ..index.spelling import Spelling
 from ..index.store import Index
 from ..index.text import stem, tokenize, words
+from .evidence import Evidence
 from .fusion import rrf
-from .lookups import compounds, corrections, entity_terms, match_phrases, name_hits, related_hits
+from .lookups import compounds, corrections, embedded_words, entity_terms, match_phrases, name_hits, related_hits
 
 
 @dataclass(frozen=True)
@@ -66,64 +67,6 @@ def _stem_index(stem_sets: Sequence[Sequence[str]]) -> tuple[dict[str, np.ndarra
     return {k: np.asarray(v, dtype=np.int64) for k, v in index.items()}, lengths
 
 
-@dataclass(frozen=True)
-class Evidence:
-    terms: list[str]
-    idf: np.ndarray
-    #: (terms, tables) term present in the table's schema document / in its sample values.
-    schema_hit: np.ndarray
-    value_hit: np.ndarray
-    #: Fraction of the table name's tokens found in the question.
-    name_match: np.ndarray
-    #: Sample-value phrases of the table quoted in the question.
-    phrase_hits: np.ndarray
-    #: channel -> per-table score (higher is better).
-    scores: dict[str, np.ndarray]
-    #: RRF of the table channels.
-    fused: np.ndarray
-    group_bm25: np.ndarray
-    phrases: list[str] = field(default_factory=list)
-    #: Fraction of each group name's tokens found in the question.
-    group_name_match: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.float32))
-    #: Per term: it comes from a name the question quotes or capitalises ("Cindy Stewart", "Twelfth Night"),
-    #: a value the catalog may not hold, whose table has to be guessed from its shape.
-    entity: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.bool_))
-    #: dense channel -> cosine of the question with each group's document; best channel first (the
-    #: planner's order), and the first one feeds the features.
-    group_dense: dict[str, np.ndarray] = field(default_factory=dict)
-    #: The first dense channel's (table, best column, group) scores as z-values: what the features read,
-    #: computed once per question. None when no dense channel is live.
-    dense_z: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
-    #: (terms, tables): the table's document holds a schema word the thesaurus relates to the term (or to
-    #: an n-gram the term is part of) while the term itself is not in the table ("vocalists" -> `singer`).
-    related_hit: np.ndarray = field(default_factory=lambda: np.zeros((0, 0), dtype=np.bool_))
-    #: Per table: best cosine of a name the question gives (a quoted or capitalised span, embedded alone) with
-    #: one of its columns; empty when the question names nothing or no dense channel is live.
-    entity_cos: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.float32))
-    #: (terms, tables): the term is part of a name the question gives that WordNet knows as an instance of a
-    #: schema word the table holds ("Finland" -> `country`), where the term itself is not in the table.
-    instance_hit: np.ndarray = field(default_factory=lambda: np.zeros((0, 0), dtype=np.bool_))
-
-    def related(self) -> np.ndarray:
-        """related_hit as (terms, tables); zeros for evidence made without it (hand-made, or channel off)."""
-        rel = self.related_hit
-        return rel if rel.shape == self.schema_hit.shape else np.zeros(self.schema_hit.shape, dtype=np.bool_)
-
-    def instances(self) -> np.ndarray:
-        """instance_hit as (terms, tables); zeros for evidence made without it."""
-        hit = self.instance_hit
-        return hit if hit.shape == self.schema_hit.shape else np.zeros(self.schema_hit.shape, dtype=np.bool_)
-
-    def term_weights(self) -> np.ndarray:
-        """idf shares of the question's terms: the weights of every coverage feature."""
-        return self.idf / self.idf.sum() if self.idf.size and self.idf.sum() > 0 else self.idf
-
-    def names(self) -> np.ndarray:
-        """`entity` per term; all False for evidence made without it. Terms of a name are values, whose
-        related words ("Express" -> "train") mean nothing, and whose kind the instances give."""
-        return self.entity if self.entity.shape == self.idf.shape else np.zeros(self.idf.shape, dtype=np.bool_)
-
-
 def standardise(x: np.ndarray) -> np.ndarray:
     """Scores as z-values over the catalog for this question: what a model's cosines mean differs by model
     (and by question), their order against the rest of the catalog does not."""
@@ -131,6 +74,11 @@ def standardise(x: np.ndarray) -> np.ndarray:
         return np.zeros_like(x, dtype=np.float32)
     sd = float(x.std())
     return ((x - float(x.mean())) / max(sd, 1e-6)).astype(np.float32)
+
+
+def _rows(x: np.ndarray | None) -> np.ndarray:
+    """Vectors as a (rows, dim) matrix; none as zero rows."""
+    return np.zeros((0, 1), dtype=np.float32) if x is None or len(x) == 0 else np.atleast_2d(x)
 
 
 def column_max(col_scores: np.ndarray, layout: Layout) -> np.ndarray:
@@ -156,6 +104,7 @@ def gather(
     name_columns: np.ndarray | None = None,
     instances: Mapping[str, Sequence[str]] | None = None,
     spelling: Spelling | None = None,
+    word_tables: Mapping[str, np.ndarray] | None = None,
 ) -> Evidence:
     """Run the lexical channels and combine them with precomputed dense scores (table, column, group)."""
     stems = tokenize(question)
@@ -216,9 +165,17 @@ def gather(
         t_key, c_key = registry.dense(first).evidence_keys
         dense_z = (standardise(scores[t_key]), standardise(scores[c_key]), standardise(group_dense[first]))
     entity_cos = column_max(name_columns, layout) if name_columns is not None else np.zeros(0, dtype=np.float32)
+    word_z = np.zeros((0, 0), dtype=np.float32)
+    if word_tables:
+        row = {t: i for i, t in enumerate(terms)}
+        word_z = np.zeros(tab.shape, dtype=np.float32)
+        for word, cos in word_tables.items():
+            i = row.get(fixes.get(stem(word), stem(word)))
+            if i is not None:
+                word_z[i] = standardise(cos)
     return Evidence(terms, idf, tab > 0, val > 0, name_match, phrase_hits, scores, fused,
                     grp.sum(axis=0), sorted(found), group_name_match, entity, group_dense, dense_z, rel,
-                    entity_cos, inst)
+                    entity_cos, inst, word_z)
 
 
 class Channels:
@@ -238,24 +195,34 @@ class Channels:
     def dense_scores(self, query_vectors: Mapping[str, np.ndarray],
                      stage: QuestionStage | None = None) -> dict[str, tuple[np.ndarray, ...]]:
         """Cosine of the question with every table, column and group document, per dense channel."""
-        return {k: v for k, (v, _) in self._dense(query_vectors, stage or self.stage1.for_question()).items()}
+        return {k: v for k, (v, _, _) in self._dense(query_vectors, stage or self.stage1.for_question()).items()}
 
-    def _dense(self, query_vectors: Mapping[str, np.ndarray], stage: QuestionStage
-               ) -> dict[str, tuple[tuple[np.ndarray, ...], np.ndarray | None]]:
-        """Per dense channel: the question's (table, column, group) cosines, and the best cosine of any name the
-        question gives with each column (None without name vectors), from one pass over each matrix."""
-        out: dict[str, tuple[tuple[np.ndarray, ...], np.ndarray | None]] = {}
+    def _dense(self, query_vectors: Mapping[str, np.ndarray], stage: QuestionStage, n_words: int = 0
+               ) -> dict[str, tuple[tuple[np.ndarray, ...], np.ndarray | None, np.ndarray | None]]:
+        """Per dense channel: the question's (table, column, group) cosines, the best cosine of any name the
+        question gives with each column (None without name vectors), and each of its `n_words` content words'
+        best cosine with each table or one of its columns (None unless that many word vectors came), from one
+        pass over each matrix."""
+        out: dict[str, tuple[tuple[np.ndarray, ...], np.ndarray | None, np.ndarray | None]] = {}
         for name in self.dense_order:
             ch = registry.dense(name)
             q = query_vectors.get(str(ch.vector_key))
             if q is None:
                 continue
-            names = query_vectors.get(str(ch.names_key)) if ch.names_key is not None else None
-            if names is None or len(names) == 0:
-                out[name] = (stage.dense(name, q), None)
+            names = _rows(query_vectors.get(str(ch.names_key)) if ch.names_key is not None else None)
+            words = _rows(query_vectors.get(str(ch.words_key)) if ch.words_key is not None else None)
+            if n_words == 0 or len(words) != n_words:  # vectors made for another word list mean nothing here
+                words = words[:0]
+            if len(names) == 0 and len(words) == 0:
+                out[name] = (stage.dense(name, q), None, None)
                 continue
-            t, c, g = stage.dense(name, np.vstack([np.reshape(q, (1, -1)), np.atleast_2d(names)]))
-            out[name] = ((t[0], c[0], g[0]), c[1:].max(axis=0))
+            parts = [np.reshape(q, (1, -1))] + [m for m in (names, words) if len(m)]
+            t, c, g = stage.dense(name, np.vstack(parts))
+            k = 1 + len(names)
+            name_cols = c[1:k].max(axis=0) if len(names) else None
+            word_tables = (np.stack([np.maximum(t[i], column_max(c[i], self.layout)) for i in range(k, len(t))])
+                           if len(words) else None)
+            out[name] = ((t[0], c[0], g[0]), name_cols, word_tables)
         return out
 
     def late_scores(self, query_vectors: Mapping[str, np.ndarray],
@@ -274,13 +241,17 @@ class Channels:
                  disabled: frozenset[str] = frozenset()) -> Evidence:
         """Every live channel's evidence for one question; channels whose switch is in `disabled` are left out."""
         stage = self.stage1.for_question()
-        both = {k: v for k, v in self._dense(query_vectors, stage).items() if registry.dense(k).switch not in disabled}
-        dense = {k: v for k, (v, _) in both.items()}
+        content = embedded_words(question, self.index.spelling)
+        both = {k: v for k, v in self._dense(query_vectors, stage, len(content)).items()
+                if registry.dense(k).switch not in disabled}
+        dense = {k: v for k, (v, _, _) in both.items()}
         late = {ch.evidence_keys[0]: v for ch, v in
                 ((registry.multi(k), v) for k, v in self.late_scores(query_vectors, stage).items())
                 if ch.switch not in disabled}
-        # Names count by the channel that feeds the features (the first live one).
-        name_columns = next(iter(both.values()))[1] if both else None
+        # Names and content words count by the channel that feeds the features (the first live one).
+        first = next(iter(both.values()), None)
+        name_columns, word_tables = (first[1], first[2]) if first is not None else (None, None)
         return gather(question, self.layout, stage.lexical, self.index.value_phrases, dense, rrf_k,
                       disabled=disabled, table_channels=late, related=self.index.related,
-                      instances=self.index.instances, name_columns=name_columns, spelling=self.index.spelling)
+                      instances=self.index.instances, name_columns=name_columns, spelling=self.index.spelling,
+                      word_tables=None if word_tables is None else dict(zip(content, word_tables, strict=True)))

@@ -17,13 +17,13 @@ GROUP_FEATURES = (
     "fused_rank", "dense_table_max", "dense_column_max", "dense_top2", "dense_rank", "dense_group",
     "dense_group_rank", "name_max", "group_name", "phrase_any", "log_size", "cov_table", "dcol_top2",
     "cov_distinct", "dense_group_unmatched", "dense_table_unmatched", "cov_related", "entity_dense",
-    "cov_instance",
+    "cov_instance", "dense_words", "words_fill",
 )
 PLAN_FEATURES = (
     "size1", "size2", "size3", "size4", "size5", "unjoined", "n_joins", "cov_all", "cov_schema",
     "name_sum", "name_out", "rel_sum", "rel_min", "rel_out", "n_bridge", "phrase_in", "phrase_out", "dense_min",
     "dense_out", "dcol_min", "dcol_out", "entity_home", "cov_related", "tab_sum", "tab_min",
-    "tab_out", "cov_instance",
+    "tab_out", "cov_instance", "words_in",
 )
 
 #: What the confidence calibration reads: the model's own expected coverage and top group probability (as
@@ -134,11 +134,17 @@ def group_features(ev: Evidence, gi: GroupIndex) -> np.ndarray:
     # Names WordNet knows the kind of ("Finland" is a country): the group holds a column for that kind.
     named = (w * ev.names()).astype(np.float32)
     instance = weigh(named, by_group[4 * k:]) if k else np.zeros(gi.size.size)
+    # The question's content words, each embedded alone: how well the group's best table for each answers it,
+    # and the same for the words the group does not hold (the user's word for its schema's).
+    wz = ev.words()
+    wg = gi.reduce_max(wz)
+    words = weigh(w, wg) if k and wz.any() else np.zeros(gi.size.size, dtype=np.float32)
+    fill = weigh(w, wg * (held == 0)) if k and wz.any() else np.zeros(gi.size.size, dtype=np.float32)
     cols = [cov_schema, cov_all, cov_name, _inv_rank(cov_all), bm, _inv_rank(bm), fmax, _top2_mean(fused, gi),
             _inv_rank(fmax), dt, dc, d2, drank, dg, dgrank, gi.reduce_max(ev.name_match), ev.group_name_match,
             (gi.reduce_max(ev.phrase_hits) > 0).astype(np.float32), np.log(gi.size.astype(np.float32)),
             gi.reduce_max(per_table), dc2, distinct, dg * unmatched, dt * unmatched, related, entity,
-            instance]
+            instance, words, fill]
     return np.stack(cols, axis=1).astype(np.float32)
 
 
@@ -183,6 +189,9 @@ def plan_features(ev: Evidence, plans: Sequence[Plan], group_members: Sequence[i
     name_out, rel_out, phrase_out, dm_out, dc_out = best_out[:5].clip(min=0.0)
     rel_min, dm_min, dc_min, tab_min = _masked_min(np.stack([rel, dm, dc, relevance]), mask)
     tab_out = np.where(np.isfinite(best_out[5]), best_out[5], -20.0).clip(min=-20.0)  # a floor if none is out
+    wz = ev.words()[:, members]
+    words_in = (w64 @ _masked_max(wz, mask).clip(min=0.0) if w.size and wz.any()
+                else np.zeros(len(plans)))
     feats = [
         size == 1, size == 2, size == 3, size == 4, size >= 5,
         np.fromiter((not p.connected for p in plans), dtype=np.float32, count=len(plans)),
@@ -190,7 +199,7 @@ def plan_features(ev: Evidence, plans: Sequence[Plan], group_members: Sequence[i
         cov_all, cov_schema, (mask * name).sum(axis=1), name_out, (mask * rel).sum(axis=1),
         rel_min, rel_out, (mask & ~matched).sum(axis=1), (mask & (phrase > 0)).sum(axis=1),
         phrase_out, dm_min, dm_out, dc_min, dc_out, home, cov_rel, (mask * relevance).sum(axis=1), tab_min,
-        tab_out, cov_inst,
+        tab_out, cov_inst, words_in,
     ]
     return np.stack([np.asarray(f, dtype=np.float32) for f in feats], axis=1)
 

@@ -16,6 +16,17 @@ from ..index.text import STOPWORDS, name_spans, normalize, stem, tokenize, words
 MAX_PHRASE_WORDS = 5
 #: Runs of letters as the question writes them (case kept).
 _LETTERS = re.compile(r"[^\W\d_]+")
+#: Words that say what to compute or how to order it, not what the question is about: alone, they point at no
+#: table of any catalog.
+QUERY_WORDS = frozenset(
+    """many much among different distinct least less more fewer fewest maximum minimum max min sort sorted order
+    ordered alphabetical alphabetically ascending descending top bottom total sum average count number each every
+    either corresponding respective respectively contain contains containing belong belongs belonging include
+    includes including also than like along within across without together whether exist exists""".split()
+)
+#: Most words one question embeds alone: each costs its own few tokens in the encoder (six added 3.5 ms to a
+#: question's 5.3 on ONNX Runtime).
+MAX_WORDS = 10
 
 
 def entity_terms(question: str, terms: Sequence[str]) -> np.ndarray:
@@ -23,6 +34,27 @@ def entity_terms(question: str, terms: Sequence[str]) -> np.ndarray:
     a sentence's first word)."""
     named = {s for span in name_spans(question) for s in tokenize(span)}
     return np.asarray([t in named for t in terms], dtype=np.bool_)
+
+
+def content_words(question: str) -> list[str]:
+    """The question's content words, one per stem, each embedded alone and matched against every table and
+    column: which column a word names, also where the user's word is not the schema's ("musicians" for
+    `singer`, "female" for `gender`, "youngest" for `age`), which no lexical channel can see. Names are left
+    to `name_spans`, numbers and query words out."""
+    named = {w for span in name_spans(question) for w in words(span)}
+    out: dict[str, str] = {}
+    for w in words(question):
+        if (len(w) < 3 or not w.isalpha() or w in STOPWORDS or w in QUERY_WORDS or w in named
+                or (s := stem(w)) in out):
+            continue
+        out[s] = w
+    return list(out.values())[:MAX_WORDS]
+
+
+def embedded_words(question: str, spelling: Spelling) -> list[str]:
+    """The content words of the question as the embedding models read it (respelt): the one list the query
+    embedders embed and the channels match their vectors to."""
+    return content_words(respell(question, spelling))
 
 
 def compounds(question: str) -> list[str]:
