@@ -94,3 +94,17 @@ def test_low_evidence_leads_with_a_warning(planner: Planner) -> None:
     assert first.startswith("WARNING: low evidence: no question term matches a table, column or sample value")
     assert "(local 0.12 < " in first
     assert "question terms: custom red (no match: custom red)" in text
+
+
+def test_a_content_word_like_a_tables_own_is_shown_where_the_table_does_not_hold_it(planner: Planner) -> None:
+    from dataclasses import replace
+
+    answer = _answer()
+    # "custom" embedded alone is far above the catalog for customer (which holds it) and animal (which does
+    # not), and ordinary for orders; "red" points nowhere.
+    wz = np.asarray([[3.5, 0.2, 3.1], [0.0, 0.0, 2.9]], dtype=np.float32)
+    answer = replace(answer, evidence=replace(answer.evidence, word_z=wz))
+    got = reasons(planner, answer)
+    assert got["zoo.animal"] == ("group zoo p=0.10; plan of 1 p=0.100; values red; "
+                                 "words like its own for custom")
+    assert "words like" not in got["shop.customer"] + got["shop.orders"]

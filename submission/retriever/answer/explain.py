@@ -7,6 +7,10 @@ from ..query.fusion import ranks
 from ..query.planner import Answer, Planner
 from .assess import EvidenceSummary
 
+#: A content word, embedded alone, counts as pointing at a table from this z-value over the catalog's tables
+#: (about the top thousandth of a normal spread).
+WORD_Z_SHOWN = 3.0
+
 
 def _table_evidence(planner: Planner, answer: Answer, t: int) -> list[str]:
     ev = answer.evidence
@@ -27,6 +31,11 @@ def _table_evidence(planner: Planner, answer: Answer, t: int) -> list[str]:
     kinds = [term for i, term in enumerate(ev.terms) if inst[i, t] and names[i]]
     if kinds:
         parts.append("a column for the kind of " + ",".join(kinds))
+    wz = ev.words()
+    alike = [term for i, term in enumerate(ev.terms)
+             if wz[i, t] >= WORD_Z_SHOWN and not (ev.schema_hit[i, t] or ev.value_hit[i, t])]
+    if alike:
+        parts.append("words like its own for " + ",".join(alike))
     phrases = [p for p in ev.phrases if t in planner.index.value_phrases.get(p, [])]
     if phrases:
         parts.append("quoted value " + "; ".join(repr(p) for p in phrases))
@@ -92,6 +101,8 @@ LEGEND = (
                           "(vocalists -> singer)"),
     ("a column for the kind of", "names in the question that WordNet knows as things of a kind this table has "
                                  "a word for (Finland -> country)"),
+    ("words like its own for", "question words this table does not hold whose embedding, alone, is among the "
+                               "closest to the table or one of its columns (musicians -> singer)"),
     ("quoted value", "a question phrase equal to one of the table's sample values"),
     ("name match", "share of the table name's words that occur in the question"),
     ("relevance K of N", "the table's place among its database's N tables by the fitted table relevance, "
