@@ -169,8 +169,8 @@ def gather(
     if word_tables:
         row = {t: i for i, t in enumerate(terms)}
         word_z = np.zeros(tab.shape, dtype=np.float32)
-        for word, cos in word_tables.items():
-            i = row.get(fixes.get(stem(word), stem(word)))
+        for word, cos in word_tables.items():  # words of the respelt question: their stems are the terms'
+            i = row.get(stem(word))
             if i is not None:
                 word_z[i] = standardise(cos)
     return Evidence(terms, idf, tab > 0, val > 0, name_match, phrase_hits, scores, fused,

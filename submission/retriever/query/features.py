@@ -137,9 +137,10 @@ def group_features(ev: Evidence, gi: GroupIndex) -> np.ndarray:
     # The question's content words, each embedded alone: how well the group's best table for each answers it,
     # and the same for the words the group does not hold (the user's word for its schema's).
     wz = ev.words()
-    wg = gi.reduce_max(wz)
-    words = weigh(w, wg) if k and wz.any() else np.zeros(gi.size.size, dtype=np.float32)
-    fill = weigh(w, wg * (held == 0)) if k and wz.any() else np.zeros(gi.size.size, dtype=np.float32)
+    words = fill = np.zeros(gi.size.size, dtype=np.float32)
+    if k and wz.any():
+        wg = gi.reduce_max(wz)
+        words, fill = weigh(w, wg), weigh(w, wg * (held == 0))
     cols = [cov_schema, cov_all, cov_name, _inv_rank(cov_all), bm, _inv_rank(bm), fmax, _top2_mean(fused, gi),
             _inv_rank(fmax), dt, dc, d2, drank, dg, dgrank, gi.reduce_max(ev.name_match), ev.group_name_match,
             (gi.reduce_max(ev.phrase_hits) > 0).astype(np.float32), np.log(gi.size.astype(np.float32)),

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
+from functools import lru_cache
 
 import numpy as np
 
@@ -44,6 +45,12 @@ def content_words(question: str) -> list[str]:
     column: which column a word names, also where the user's word is not the schema's ("musicians" for
     `singer`, "female" for `gender`, "youngest" for `age`), which no lexical channel can see. Names are left
     to `name_spans`, numbers and query words out."""
+    return list(_content_words(question))
+
+
+@lru_cache(maxsize=4096)
+def _content_words(question: str) -> tuple[str, ...]:
+    # Remembered: the query embedders and the channels both ask for each question's list.
     named = {w for span in name_spans(question) for w in words(span)}
     out: dict[str, str] = {}
     for w in words(question):
@@ -51,7 +58,7 @@ def content_words(question: str) -> list[str]:
                 or (s := stem(w)) in out):
             continue
         out[s] = w
-    return list(out.values())[:MAX_WORDS]
+    return tuple(out.values())[:MAX_WORDS]
 
 
 def embedded_words(question: str, spelling: Spelling) -> list[str]:
