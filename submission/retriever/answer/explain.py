@@ -109,7 +109,9 @@ LEGEND = (
                          "which picks the tables plans are made of"),
     ("ranks", f"the table's rank in each evidence channel: {registry.evidence_legend()}"),
     ("plan mass", "on a join: summed probability of the plans inside the answer that need it"),
-    ("(unjoined)", "a plan of tables with no catalog relationship between them"),
+    ("(unjoined)", "a plan of tables that neither a catalog relationship nor their column names connect"),
+    ("(implied)", "a plan its column names connect where the catalog declares no relationship (film_category.film_id "
+                  "-> film): the answer joins by declared relationships only"),
 )
 
 
@@ -149,6 +151,6 @@ def explain(planner: Planner, answer: Answer, ranked: list[tuple[int, float]], e
     lines.append("top plans:")
     for s in answer.plans[:5]:
         names = ", ".join(cat.tables[t].table_id for t in s.plan.tables)
-        tag = "" if s.plan.connected else " (unjoined)"
+        tag = " (unjoined)" if not s.plan.connected else " (implied)" if s.plan.implied else ""
         lines.append(f"  p={s.prob:.3f} [{names}]{tag}")
     return "\n".join(lines) + "\n\n" + legend()

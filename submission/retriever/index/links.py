@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from collections.abc import Container, Iterable, Mapping
 
-from .catalog import Catalog
+from .catalog import Catalog, Table
+from .text import stem, words
 
 #: Each table's neighbours, in the order their first relationship comes in the catalog, and per neighbour the
 #: sorted relationship indices between the two.
@@ -29,6 +30,67 @@ def relationship_links(catalog: Catalog) -> dict[int, dict[int, tuple[int, ...]]
     """Links between table positions, from the catalog's relationships in their order."""
     pos = {t.table_id: i for i, t in enumerate(catalog.tables)}
     return links_from((pos[r.left_table], pos[r.right_table], i) for i, r in enumerate(catalog.relationships))
+
+
+#: Column names too common to say which table a column points at ("id" is every table's own key).
+GENERIC_KEYS = frozenset({("id",), ("name",), ("code",), ("key",), ("no",), ("number",), ("num",), ("type",)})
+#: Words a column naming another table ends with: customer_id, customerNumber, productCode.
+KEY_SUFFIXES = ("id", "key", "code", "no", "number", "num")
+#: A key name that is the primary key of more tables than this in one group says nothing about which.
+MAX_SHARED_KEY = 4
+
+
+def _name_key(name: str) -> tuple[str, ...]:
+    return tuple(stem(w) for w in words(name))
+
+
+def implied_links(catalog: Catalog, declared: Links) -> dict[int, dict[int, tuple[int, ...]]]:
+    """Pairs of tables of one group that their column names relate where the catalog declares nothing: a
+    column named as another table's single-column primary key (film_category.film_id -> film), or named as the
+    table itself, alone or with a key word (city.Province -> province, orders.customerNumber -> customers).
+    Real catalogs leave foreign keys out (a third of BIRD's databases declare none); the planner walks these
+    pairs to make candidate plans, and they carry no relationship, so they never become joins of an answer."""
+    by_group: dict[str, list[int]] = {}
+    for i, t in enumerate(catalog.tables):
+        by_group.setdefault(t.group, []).append(i)
+    pairs: list[tuple[int, int, int]] = []
+    for members in by_group.values():
+        targets: dict[tuple[str, ...], list[int]] = {}
+        for b in members:
+            table = catalog.tables[b]
+            if len(table.primary_key) == 1:
+                targets.setdefault(_name_key(table.primary_key[0]), []).append(b)
+        for pk, owners in list(targets.items()):
+            # Tables sharing a key name (catalogs list a composite key by its first column): the one the key
+            # is named after (course_id -> course, not section) if there is one.
+            own = [b for b in owners if _name_key(catalog.tables[b].name) == pk[:-1]] if len(owners) > 1 else owners
+            targets[pk] = own or owners
+            if len(targets[pk]) > MAX_SHARED_KEY or pk in GENERIC_KEYS:
+                del targets[pk]
+        for b in members:
+            name = _name_key(catalog.tables[b].name)
+            if name and name not in GENERIC_KEYS:
+                for key in (name, *((*name, s) for s in KEY_SUFFIXES)):
+                    targets.setdefault(key, []).append(b)
+        for a in members:
+            pairs.extend((a, b, -1) for b in _pointed_at(catalog.tables[a], targets) if b != a
+                         and b not in declared.get(a, {}))
+    found = links_from(pairs)
+    return {t: dict.fromkeys(nbrs, ()) for t, nbrs in found.items()}
+
+
+def _pointed_at(table: Table, targets: Mapping[tuple[str, ...], list[int]]) -> list[int]:
+    return sorted({b for c in table.columns for b in targets.get(_name_key(c.name), ())})
+
+
+def merged(declared: Links, implied: Links) -> dict[int, dict[int, tuple[int, ...]]]:
+    """Both kinds of pairs as one walk graph: declared neighbours first, in their order, then implied ones."""
+    out = {t: dict(nbrs) for t, nbrs in declared.items()}
+    for t, nbrs in implied.items():
+        row = out.setdefault(t, {})
+        for n in nbrs:
+            row.setdefault(n, ())
+    return out
 
 
 def shortest_path(links: Links, source: int, target: int, inside: Container[int]) -> list[int] | None:

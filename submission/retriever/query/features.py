@@ -23,7 +23,7 @@ PLAN_FEATURES = (
     "size1", "size2", "size3", "size4", "size5", "unjoined", "n_joins", "cov_all", "cov_schema",
     "name_sum", "name_out", "rel_sum", "rel_min", "rel_out", "n_bridge", "phrase_in", "phrase_out", "dense_min",
     "dense_out", "dcol_min", "dcol_out", "entity_home", "cov_related", "tab_sum", "tab_min",
-    "tab_out", "cov_instance", "words_in",
+    "tab_out", "cov_instance", "words_in", "implied",
 )
 
 #: What the confidence calibration reads: the model's own expected coverage and top group probability (as
@@ -201,6 +201,7 @@ def plan_features(ev: Evidence, plans: Sequence[Plan], group_members: Sequence[i
         rel_min, rel_out, (mask & ~matched).sum(axis=1), (mask & (phrase > 0)).sum(axis=1),
         phrase_out, dm_min, dm_out, dc_min, dc_out, home, cov_rel, (mask * relevance).sum(axis=1), tab_min,
         tab_out, cov_inst, words_in,
+        np.fromiter((p.implied for p in plans), dtype=np.float32, count=len(plans)),
     ]
     return np.stack([np.asarray(f, dtype=np.float32) for f in feats], axis=1)
 

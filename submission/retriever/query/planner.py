@@ -12,6 +12,7 @@ import numpy as np
 from ..backends.stage1 import Stage1
 from ..config import RRF_K
 from ..index import registry
+from ..index.links import implied_links, merged
 from ..index.store import Index
 from .channels import Channels, Evidence, Layout
 from .features import (
@@ -104,7 +105,10 @@ class Planner:
         #: Columns per group: how wide a database is, which the confidence reads.
         self.group_columns = np.bincount(index.table_group[index.column_table], minlength=len(index.groups))
         self.links = index.links
-        self.shape = TableShape.from_links(self.links, np.diff(self.layout.col_start), index.named)
+        #: The declared relationships plus the pairs column names imply: what plans and bridges walk along
+        #: and table relevance reads; answers join by declared ones only.
+        self.walk = merged(index.links, implied_links(index.catalog, index.links))
+        self.shape = TableShape.from_links(self.walk, np.diff(self.layout.col_start), index.named)
 
     @property
     def layout(self) -> Layout:
@@ -150,8 +154,8 @@ class Planner:
         rel = dict(zip(members, relevance.tolist(), strict=True))
         idx = np.asarray(members)
         forced = idx[(ev.name_match[idx] >= 1.0) | (ev.phrase_hits[idx] > 0)].tolist()
-        pool = plan_pool(members, rel, self.links, forced)
-        return enumerate_plans(g, pool, rel, self.links)
+        pool = plan_pool(members, rel, self.walk, forced)
+        return enumerate_plans(g, pool, rel, self.walk, self.links)
 
     def plan_matrix(self, ev: Evidence, g: int, opts: Options | None = None) -> tuple[list[Plan], np.ndarray]:
         """Group g's candidate plans and their features: the one place serving and training get them."""

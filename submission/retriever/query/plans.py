@@ -1,4 +1,5 @@
-"""Candidate plans inside one group: connected table sets along the relationship graph, plus unjoined pairs."""
+"""Candidate plans inside one group: connected table sets along the relationship graph (declared and implied
+relationships), plus unjoined pairs."""
 
 from __future__ import annotations
 
@@ -30,6 +31,8 @@ class Plan:
     #: Catalog relationship indices among the plan's tables.
     joins: tuple[int, ...]
     connected: bool
+    #: Connected only through pairs the column names imply (index/links.py), not by declared relationships.
+    implied: bool = False
 
 
 def plan_pool(members: Sequence[int], relevance: Mapping[int, float], links: Links,
@@ -48,9 +51,11 @@ def plan_pool(members: Sequence[int], relevance: Mapping[int, float], links: Lin
     return sorted(pool)
 
 
-def enumerate_plans(group: int, pool: Sequence[int], relevance: Mapping[int, float], links: Links) -> list[Plan]:
-    """All subsets of the pool up to MAX_PLAN_TABLES connected by relationships, and unjoined pairs of its top
-    tables."""
+def enumerate_plans(group: int, pool: Sequence[int], relevance: Mapping[int, float], links: Links,
+                    declared: Links | None = None) -> list[Plan]:
+    """All subsets of the pool up to MAX_PLAN_TABLES connected along `links`, and unjoined pairs of its top
+    tables; with `declared` (the catalog's own relationships, where `links` adds implied pairs), a plan those
+    do not connect is marked implied."""
     inside = set(pool)
     neighbours = {t: inside.intersection(links.get(t, ())) for t in inside}
     seen: set[tuple[int, ...]] = set()
@@ -71,14 +76,29 @@ def enumerate_plans(group: int, pool: Sequence[int], relevance: Mapping[int, flo
         nxt = nxt[: MAX_PLANS - len(out)]
         out.extend(nxt)
         frontier = nxt
+    declared = links if declared is None else declared
+    # Only a pool with an implied pair inside can hold an implied plan: most declared schemas skip the walk.
+    mixed = any(n in inside and n not in declared.get(t, {}) for t in inside for n in links.get(t, {}))
     plans = []
     for s in out:
-        plans.append(Plan(group, s, joins_among(s, links), True))
+        plans.append(Plan(group, s, joins_among(s, links), True, mixed and not _connected(s, declared)))
     top = sorted(pool, key=lambda t: (-float(relevance[t]), t))[:UNJOINED_SEEDS]
     for a, b in combinations(sorted(top), 2):
         if (a, b) not in seen:
             plans.append(Plan(group, (a, b), (), False))
     return plans
+
+
+def _connected(tables: tuple[int, ...], links: Links) -> bool:
+    inside = set(tables)
+    seen = {tables[0]}
+    stack = [tables[0]]
+    while stack:
+        for n in links.get(stack.pop(), {}):
+            if n in inside and n not in seen:
+                seen.add(n)
+                stack.append(n)
+    return len(seen) == len(inside)
 
 
 def joins_among(tables: Sequence[int], links: Links) -> tuple[int, ...]:
