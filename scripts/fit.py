@@ -127,7 +127,7 @@ def load_set(spec: str, settings: Settings, opts: Options, every: int, cache: Pa
     lex = lexical_options(planner, opts)
     out = []
     rows = read_jsonl(queries_path)[::every]
-    key = hashlib.sha256(f"{spec}|{every}|{RUNNING[0]}".encode()).hexdigest()[:16]
+    key = hashlib.sha256(f"{spec}|{every}|{RUNNING[0]}|{index_digest(index_dir)}".encode()).hexdigest()[:16]
     if cache is not None and (cache / f"{name}-{key}.pkl").exists():
         with open(cache / f"{name}-{key}.pkl", "rb") as f:  # our own file, written below
             return TrainingSet(name, planner, pickle.load(f), str(index_dir))  # noqa: S301
@@ -342,6 +342,13 @@ def evidence_digest() -> str:
                     "index/documents.py", "index/text.py", "query/fusion.py", "index/lexical.py", "index/thesaurus.py",
                     "index/spelling.py", "embedders/minilm.py", "embedders/onnx_graph.py", "runtime.py",
                     "backends/stage1.py"))
+
+
+def index_digest(index_dir: Path) -> str:
+    """The index's files as its manifest lists them (name, size, sha256): evidence cached from an index built
+    by other code (a build that failed and left the old one) is not reused."""
+    manifest = json.loads((index_dir / "manifest.json").read_text(encoding="utf-8"))
+    return hashlib.sha256(json.dumps(manifest.get("files"), sort_keys=True).encode()).hexdigest()[:16]
 
 
 def code_digest() -> str:

@@ -57,3 +57,15 @@ def test_texts_prefer_a_description_that_says_more_than_the_name() -> None:
     described = replace(t, description="people who buy")
     assert table_text(described) == "people who buy: id, name"
     assert column_text(described, t.columns[0]) == "id of people who buy"
+
+
+def test_a_table_named_by_a_command_word_keeps_it_and_prefixes_of_one_letter_go() -> None:
+    from retriever.index.catalog import parse_catalog
+
+    cat = parse_catalog({"tables": [
+        {"table_id": "m.lists", "group": "m", "name": "lists",
+         "columns": [{"name": "list_id"}, {"name": "s_name"}, {"name": "show_time"}]},
+    ]})
+    docs = build_documents(cat)
+    assert docs.table_tokens == [["list", "list", "list", "id", "name", "show", "time"]]
+    assert docs.column_tokens[1] == ["list", "name", "name"]

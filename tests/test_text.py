@@ -4,7 +4,17 @@ from __future__ import annotations
 
 import pytest
 
-from retriever.index.text import STOPWORDS, split_identifier, stem, tokenize, value_key, words
+from retriever.index.text import (
+    COMMANDS,
+    STOPWORDS,
+    drop_commands,
+    schema_tokens,
+    split_identifier,
+    stem,
+    tokenize,
+    value_key,
+    words,
+)
 
 
 @pytest.mark.parametrize(("ident", "split"), [
@@ -41,12 +51,34 @@ def test_stemming_conflates_inflections() -> None:
     assert tokenize("Top10Songs") == ["top", "10", stem("song")]
 
 
-def test_tokenize_drops_stop_words_and_question_scaffolding() -> None:
+def test_tokenize_drops_stop_words_and_keeps_command_words() -> None:
     toks = tokenize("Show the names of all students and list their courses")
-    assert toks == [stem("names"), stem("students"), stem("courses")]
-    for w in ("show", "list", "the", "of", "which", "what", "how"):
+    assert toks == [stem("show"), stem("names"), stem("students"), stem("list"), stem("courses")]
+    for w in ("the", "of", "which", "what", "how", "please"):
         assert w in STOPWORDS
         assert tokenize(w) == []
+    # A table named `list` or `shows` keeps its name.
+    assert tokenize("TV_Show") == ["tv", "show"] and "list" in COMMANDS
+
+
+@pytest.mark.parametrize(("question", "terms"), [
+    ("Show the names of all students and list their courses", ["name", "student", "cours"]),
+    ("Please list the movies in the movie list 250", ["movi", "movi", "list", "250"]),
+    ("How many shows are there? Give me the count.", ["mani", "show", "count"]),
+    ("What is the return date, and find the TV show titles", ["return", "date", "tv", "show", "titl"]),
+    ("Can you display the list_id of each list?", ["list", "id", "list"]),
+    ("Give me a list of the names of all shows", ["name", "show"]),
+])
+def test_command_words_command_only_at_a_clause_start_or_after_a_lead_word(question: str, terms: list[str]) -> None:
+    assert tokenize(drop_commands(question)) == terms
+
+
+def test_schema_names_lose_single_letters_but_not_digits() -> None:
+    # TPC-H prefixes would make every initial of a question ("S K L Enterprises") a term of the table.
+    assert schema_tokens("s_name") == [stem("name")]
+    assert schema_tokens("l_orderkey") == [stem("orderkey")]
+    assert schema_tokens("address_2") == [stem("address"), "2"]
+    assert tokenize("s_name") == ["s", stem("name")]
 
 
 def test_tokenize_empty_and_punctuation_only() -> None:

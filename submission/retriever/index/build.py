@@ -27,7 +27,7 @@ from .partial import Budgets, Coverage, Stepped, priority_order, run_within
 from .quality import probe_sample, self_retrieval
 from .spelling import SPELLING_FILE, build_spelling
 from .store import DETAILS_FILE, FORMAT_VERSION, LEXICAL, bounds, engine_owned, sha256_file
-from .text import tokenize
+from .text import schema_tokens, tokenize
 
 #: No time budget on any channel (tests and in-process builds; the entry point passes the configured ones).
 UNBOUNDED = Budgets()
@@ -36,7 +36,7 @@ DETAIL_VALUE_CHARS = 40
 def name_stems(catalog: Catalog) -> dict[str, list[list[str]]]:
     """Stems of table names (with descriptions) and group names, computed once at build, not per startup."""
     return {
-        "tables": [sorted(set(tokenize(t.name)) | set(tokenize(t.description))) for t in catalog.tables],
+        "tables": [sorted(set(schema_tokens(t.name)) | set(schema_tokens(t.description))) for t in catalog.tables],
         "groups": [sorted(set(tokenize(g))) for g in group_order(catalog)],
     }
 

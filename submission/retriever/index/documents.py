@@ -8,7 +8,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .catalog import Catalog, Column, Table
-from .text import split_identifier, tokenize, value_key
+from .text import schema_tokens, split_identifier, tokenize, value_key
 
 #: Sample values longer than this are prose, not something a question quotes.
 MAX_VALUE_CHARS = 60
@@ -68,11 +68,11 @@ def build_documents(catalog: Catalog) -> Documents:
     phrases: dict[str, set[int]] = {}
     groups: dict[str, list[str]] = {}
     for ti, t in enumerate(catalog.tables):
-        name_toks = tokenize(t.name) + tokenize(t.description)
+        name_toks = schema_tokens(t.name) + schema_tokens(t.description)
         toks = name_toks * 2
         vals: list[str] = []
         for c in t.columns:
-            ctoks = tokenize(c.name) + tokenize(c.description)
+            ctoks = schema_tokens(c.name) + schema_tokens(c.description)
             toks += ctoks
             cvals = column_values(t, c)
             vals.extend(cvals)

@@ -11,7 +11,7 @@ import Stemmer
 _CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])|(?<=[A-Za-z])(?=[0-9])|(?<=[0-9])(?=[A-Za-z])")
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
 
-#: English function words plus the question scaffolding analysts type ("show", "list", "give").
+#: English function words plus the filler analysts type ("please", "ones"): out of every text.
 STOPWORDS = frozenset(
     """a about above after again against all also am an and any are as at be because been before being below
     between both but by can could did do does doing down during each few for from further had has have having he
@@ -19,8 +19,15 @@ STOPWORDS = frozenset(
     not of off on once only or other our ours ourselves out over own same she should so some such than that the
     their theirs them themselves then there these they this those through to too under until up very was we were
     what when where which while who whom why will with would you your yours yourself yourselves
-    show list give find return tell display get please whose ones one per""".split()
+    please whose ones one per""".split()
 )
+#: The verbs a request is made with: scaffolding where they command ("List the names", "and show their
+#: ages"), the schema's own words where they name something ("the movie list", "TV shows", "the return date").
+COMMANDS = frozenset("show list give find return tell display get".split())
+#: Words after which a command word still commands ("please list", "and show", "to find", "can you give").
+_LEADS = frozenset("please and then also to me us can could would will you kindly just now so or i we want need "
+                   "let lets".split())
+_TOKEN = re.compile(r"[^\W_]+|[.?!;:,()]")
 
 _stemmer = Stemmer.Stemmer("english")
 
@@ -52,6 +59,30 @@ def words(text: str) -> list[str]:
 def tokenize(text: str) -> list[str]:
     """Content tokens, stemmed: the unit both BM25 and term coverage count."""
     return [stem(w) for w in words(text) if w not in STOPWORDS]
+
+
+def schema_tokens(text: str) -> list[str]:
+    """tokenize() for schema names: a single letter is a prefix convention (TPC-H's `s_name`, `l_orderkey`) or a
+    coordinate, not a word a question would use; it would match every initial ("S K L Enterprises")."""
+    return [t for t in tokenize(text) if len(t) > 1 or t.isdigit()]
+
+
+def drop_commands(question: str) -> str:
+    """The question without the command words that command: at its or a clause's start, after a lead word,
+    or before "of" ("a list of the names"). Schema documents keep every command word, so a table named
+    `list` or `shows` is found by name ("the movie list", "how many shows")."""
+    text = normalize(question)
+    toks = list(_TOKEN.finditer(text))
+    out, last = [], 0
+    for i, m in enumerate(toks):
+        if m.group(0).lower() not in COMMANDS:
+            continue
+        prev = toks[i - 1].group(0).lower() if i else ""
+        after = toks[i + 1].group(0).lower() if i + 1 < len(toks) else ""
+        if not prev or not prev[0].isalnum() or prev in _LEADS or after == "of":
+            out.append(text[last:m.start()] + " ")
+            last = m.end()
+    return "".join(out) + text[last:]
 
 
 def value_key(value: object) -> str:

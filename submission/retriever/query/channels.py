@@ -17,7 +17,7 @@ from ..index import registry
 from ..index.quality import preference
 from ..index.spelling import Spelling
 from ..index.store import Index
-from ..index.text import stem, tokenize, words
+from ..index.text import drop_commands, stem, tokenize, words
 from .evidence import Evidence
 from .fusion import rrf
 from .lookups import compounds, corrections, embedded_words, entity_terms, match_phrases, name_hits, related_hits
@@ -107,14 +107,16 @@ def gather(
     word_tables: Mapping[str, np.ndarray] | None = None,
 ) -> Evidence:
     """Run the lexical channels and combine them with precomputed dense scores (table, column, group)."""
-    stems = tokenize(question)
+    # The words a request is made with ("List ...", "and show ...") are no terms; elsewhere they are.
+    asked = drop_commands(question)
+    stems = tokenize(asked)
     # A misspelt schema word counts as that word (index/spelling.py).
     fixes = {} if spelling is None or "spelling" in disabled else corrections(question, spelling)
     stems = [fixes.get(s, s) for s in stems]
     lt, lc, lg, lv = (lexical[n] for n in ("tables", "columns", "groups", "values"))
     # Two question words a table or column name runs together count as that name's one term too; a joined
     # pair no table or column holds is dropped.
-    joined = [] if "compounds" in disabled else compounds(question)
+    joined = [] if "compounds" in disabled else compounds(asked)
     terms = list(dict.fromkeys(stems + joined))
     tab = lt.term_scores(terms)  # type: ignore[attr-defined]
     col = lc.term_scores(terms)  # type: ignore[attr-defined]
@@ -153,7 +155,7 @@ def gather(
     phrase_hits = np.zeros(layout.n_tables, dtype=np.float32)
     for tables in found.values():
         phrase_hits[np.asarray(tables, dtype=np.int64)] += 1.0
-    qstems = {fixes.get(s, s) for s in (stem(w) for w in words(question))} | set(joined)
+    qstems = {fixes.get(s, s) for s in (stem(w) for w in words(asked))} | set(joined)
     name_match = name_hits(qstems, layout.name_index, layout.name_len)
     group_name_match = name_hits(qstems, layout.group_name_index, layout.group_name_len)
     fused = rrf([scores[k] for k in sorted(scores)] + [phrase_hits], rrf_k)

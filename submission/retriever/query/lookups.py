@@ -11,7 +11,7 @@ import numpy as np
 
 from ..index import thesaurus
 from ..index.spelling import Spelling
-from ..index.text import STOPWORDS, name_spans, normalize, stem, tokenize, words
+from ..index.text import COMMANDS, STOPWORDS, drop_commands, name_spans, normalize, stem, tokenize, words
 
 #: Longest question n-gram looked up among sample values.
 MAX_PHRASE_WORDS = 5
@@ -53,7 +53,7 @@ def _content_words(question: str) -> tuple[str, ...]:
     # Remembered: the query embedders and the channels both ask for each question's list.
     named = {w for span in name_spans(question) for w in words(span)}
     out: dict[str, str] = {}
-    for w in words(question):
+    for w in words(drop_commands(question)):
         if (len(w) < 3 or not w.isalpha() or w in STOPWORDS or w in QUERY_WORDS or w in named
                 or (s := stem(w)) in out):
             continue
@@ -92,7 +92,8 @@ def respell(question: str, spelling: Spelling) -> str:
 
 
 def _lower_words(question: str) -> list[str]:
-    return [w for w in _LETTERS.findall(normalize(question)) if w.islower() and w not in STOPWORDS]
+    return [w for w in _LETTERS.findall(normalize(question))
+            if w.islower() and w not in STOPWORDS and w not in COMMANDS]
 
 
 def match_phrases(question: str, phrases: Mapping[str, Sequence[int]]) -> dict[str, Sequence[int]]:
@@ -102,7 +103,7 @@ def match_phrases(question: str, phrases: Mapping[str, Sequence[int]]) -> dict[s
     for n in range(MAX_PHRASE_WORDS, 0, -1):
         for i in range(len(toks) - n + 1):
             gram = toks[i:i + n]
-            if n == 1 and (gram[0] in STOPWORDS or len(gram[0]) < 3):
+            if n == 1 and (gram[0] in STOPWORDS or gram[0] in COMMANDS or len(gram[0]) < 3):
                 continue
             key = " ".join(gram)
             if key in phrases:
