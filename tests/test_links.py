@@ -66,6 +66,16 @@ def test_a_key_several_tables_list_first_points_at_the_table_it_is_named_after()
     assert _pairs(tables) == {("course", "section"), ("course", "prereq")}
 
 
+def test_a_short_table_prefix_is_not_part_of_the_key_name() -> None:
+    # TPC-H names every column after its table: l_orderkey is o_orderkey, l_partkey is p_partkey.
+    tables = [
+        _table("tpch", "orders", ["o_orderkey", "o_custkey"], ["o_orderkey"]),
+        _table("tpch", "lineitem", ["l_orderkey", "l_partkey", "l_linenumber"], ["l_orderkey", "l_linenumber"]),
+        _table("tpch", "part", ["p_partkey", "p_name"], ["p_partkey"]),
+    ]
+    assert _pairs(tables) == {("orders", "lineitem"), ("lineitem", "part")}
+
+
 def test_plans_walk_implied_pairs_and_join_by_declared_ones_only() -> None:
     # 0-1 declared; 1-2 and 2-3 implied: a plan of 0, 1, 2 is connected but only through an implied pair.
     declared = {0: {1: (0,)}, 1: {0: (0,)}}

@@ -41,7 +41,11 @@ MAX_SHARED_KEY = 4
 
 
 def _name_key(name: str) -> tuple[str, ...]:
-    return tuple(stem(w) for w in words(name))
+    """A column or table name's stems, without a short table prefix (TPC-H's `l_orderkey`, `o_orderkey`)."""
+    ws = words(name)
+    if len(ws) > 1 and len(ws[0]) <= 2 and ws[0].isalpha():
+        ws = ws[1:]
+    return tuple(stem(w) for w in ws)
 
 
 def implied_links(catalog: Catalog, declared: Links) -> dict[int, dict[int, tuple[int, ...]]]:
