@@ -36,7 +36,9 @@ from retriever.query.features import (  # noqa: E402
     CONFIDENCE_FEATURES,
     GROUP_FEATURES,
     PLAN_FEATURES,
+    ROUTE_FEATURES,
     group_features,
+    route_features,
 )
 from retriever.query.model import WEIGHTS_PATH, WEIGHTS_VERSION, SoftmaxModel, fit_softmax  # noqa: E402
 from retriever.query.planner import Models, Options, Planner  # noqa: E402
@@ -166,8 +168,8 @@ def _features(name: str) -> tuple[str, ...]:
 
 
 def fit_models(sets: Sequence[TrainingSet], keep: set[tuple[str, str]] | None = None,
-               off: frozenset[str] = frozenset(), tables: bool = True, confidence: SoftmaxModel | None = None
-               ) -> Fitted:
+               off: frozenset[str] = frozenset(), tables: bool = True, confidence: SoftmaxModel | None = None,
+               route: SoftmaxModel | None = None) -> Fitted:
     """Table models first, then group and plan models on the candidates they pick; `keep` restricts training
     to (set, database) pairs (a CV fold), `off` lists features trained as zero, and without `tables` the
     fused rank orders a group's tables."""
@@ -187,7 +189,7 @@ def fit_models(sets: Sequence[TrainingSet], keep: set[tuple[str, str]] | None = 
             data[name].extend(got_rows)
     got.update({name: fit_softmax(zeroed(data[name], _features(name), off), _features(name)) for name in MODELS})
     models = Models(got["group"], got["plan"], got["group_lexical"], got["plan_lexical"], confidence, table,
-                    table_lexical)
+                    table_lexical, route)
     return Fitted(models, data, found, len(chosen))
 
 
@@ -243,7 +245,7 @@ def judge(ts: TrainingSet, planner: Planner, q: Question, opts: Options) -> Outc
 
 
 #: Retrained ablations (`--cv K --ablate PIECE`): what switching one new piece off costs on held-out folds.
-ABLATIONS = ("entity_home", "five_tables", "bird_training", "reworded_training", "table_relevance")
+ABLATIONS = ("entity_home", "five_tables", "bird_training", "reworded_training", "table_relevance", "route")
 
 
 def ablate(sets: Sequence[TrainingSet], piece: str, opts: Options) -> tuple[Options, frozenset[str]]:
@@ -279,18 +281,44 @@ def _without(x: np.ndarray, cols: list[int]) -> np.ndarray:
     return x
 
 
+def route_row(planner: Planner, q: Question, opts: Options) -> tuple[np.ndarray, int] | None:
+    """The competing groups' ROUTE_FEATURES and the gold group's place among them, where it is one of several."""
+    gp, competing = planner.competing(q.ev, opts)
+    groups = [g for g, _, _ in competing]
+    if len(groups) < 2 or q.group not in groups:
+        return None
+    return route_features(gp[groups], [lg for _, _, lg in competing]), groups.index(q.group)
+
+
 def cross_validate(sets: Sequence[TrainingSet], k: int, opts: Options, skip: frozenset[str] = frozenset(),
-                   tables: bool = True) -> list[Outcome]:
-    outcomes: list[Outcome] = []
-    for i, held in enumerate(folds(sets, k)):
-        train = {db for j, f in enumerate(folds(sets, k)) if j != i for db in f}
+                   tables: bool = True, route: bool = True
+                   ) -> tuple[list[Outcome], list[tuple[np.ndarray, int]]]:
+    """Held-out outcomes per database fold, and the routing rows of every held-out question. The routing
+    model reads the group and plan models' scores, so it is fitted on held-out rows only: each fold is judged
+    with one fitted on the other folds' rows (its own models stay out of it)."""
+    fold_dbs = folds(sets, k)
+    fitted: list[Models] = []
+    rows: list[list[tuple[np.ndarray, int]]] = []
+    for i, held in enumerate(fold_dbs):
+        train = {db for j, f in enumerate(fold_dbs) if j != i for db in f}
         models = fit_models([ts for ts in sets if ts.name not in skip], train, opts.disabled_features,
                             tables).models
+        fitted.append(models)
+        got = (route_row(ts.planner.with_models(models), q, opts) for ts in sets if ts.name not in skip
+               for q in ts.questions if (ts.source, q.db) in held)
+        rows.append([r for r in got if r is not None])
+        print(f"fit: fold {i + 1}/{k} fitted", file=sys.stderr, flush=True)
+    outcomes: list[Outcome] = []
+    for i, held in enumerate(fold_dbs):
+        models = fitted[i]
+        if route:
+            models = replace(models, route=fit_softmax([r for j, got in enumerate(rows) if j != i for r in got],
+                                                       ROUTE_FEATURES))
         for ts in sets:
             planner = ts.planner.with_models(models)
             outcomes.extend(judge(ts, planner, q, opts) for q in ts.questions if (ts.source, q.db) in held)
         print(f"fit: fold {i + 1}/{k} done", file=sys.stderr, flush=True)
-    return outcomes
+    return outcomes, [r for got in rows for r in got]
 
 
 def calibration(outcomes: Sequence[Outcome], k: int) -> tuple[list[float], list[str]]:
@@ -387,7 +415,8 @@ def main(argv: list[str] | None = None) -> int:
     sets = [load_set(s, settings, opts, args.every, args.evidence_cache) for s in args.set]
     if args.cv:
         cv_opts, skip = ablate(sets, args.ablate, opts) if args.ablate else (opts, frozenset())
-        outcomes = cross_validate(sets, args.cv, cv_opts, skip, tables=args.ablate != "table_relevance")
+        outcomes, _ = cross_validate(sets, args.cv, cv_opts, skip, tables=args.ablate != "table_relevance",
+                                     route=args.ablate != "route")
         print("\n".join(report(outcomes)))
         probs, lines = calibration(outcomes, args.cv)
         print("\n".join(lines))
@@ -396,9 +425,12 @@ def main(argv: list[str] | None = None) -> int:
                 for o, p in zip(outcomes, probs, strict=True):
                     f.write(json.dumps({**o.__dict__, "x": o.x.round(6).tolist(), "confidence": round(p, 6)}) + "\n")
         return 0
-    # The confidence calibration needs out-of-fold answers: a 5-fold pass first, then the full fit.
-    conf = fit_confidence(cross_validate(sets, CALIBRATION_FOLDS, opts))
-    got = fit_models(sets, confidence=conf)
+    # The confidence calibration and the routing model need held-out answers: a 5-fold pass first, then the
+    # full fit.
+    outcomes, route_rows = cross_validate(sets, CALIBRATION_FOLDS, opts)
+    conf = fit_confidence(outcomes)
+    route = fit_softmax(route_rows, ROUTE_FEATURES)
+    got = fit_models(sets, confidence=conf, route=route)
     print(f"fit: gold plan among candidates for {got.found}/{got.total} questions", file=sys.stderr)
     fitted = {name: getattr(got.models, name) for name in (*TABLE_MODELS, *MODELS)}
     for name, m in fitted.items():
@@ -406,7 +438,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"fit: {name} model train top-1 accuracy {acc:.4f}", file=sys.stderr)
     out = {"version": WEIGHTS_VERSION, "fitted_on": {ts.name: len(ts.questions) for ts in sets},
            "every": args.every, "code": RUNNING[1], "channels": sets[0].planner.index.channels,
-           "models": {**{k: m.to_json() for k, m in fitted.items()}, "confidence": conf.to_json()}}
+           "models": {**{k: m.to_json() for k, m in fitted.items()}, "confidence": conf.to_json(),
+                      "route": route.to_json()}}
     args.out.write_text(json.dumps(out, indent=1) + "\n", encoding="utf-8")
     print(f"fit: wrote {args.out}", file=sys.stderr)
     return 0

@@ -14,7 +14,7 @@ from retriever.api import Retriever
 from retriever.config import Settings
 from retriever.index.store import load_index
 from retriever.query.channels import Evidence
-from retriever.query.features import group_features
+from retriever.query.features import ROUTE_FEATURES, group_features
 from retriever.query.planner import Options, Planner, default_models
 
 sys.path.insert(0, str(ROOT / "scripts"))
@@ -93,6 +93,10 @@ def test_fitted_weights_load_and_give_a_confidence(mini_index_dir: Path, tmp_pat
     assert data["fitted_on"] == {"mini": 15} and data["code"] == fit.code_digest()
     planner = Planner(load_index(mini_index_dir), default_models(out))
     assert planner.fitted.confidence is not None
+    # The routing model is fitted on the 5-fold pass's held-out rows and shipped beside the others.
+    assert planner.fitted.route is not None and planner.fitted.route.names == ROUTE_FEATURES
+    assert set(data["models"]) == {"table", "table_lexical", "group", "plan", "group_lexical", "plan_lexical",
+                                   "confidence", "route"}
     ans = planner.answer("How many singers are there?")
     assert 0.0 < ans.confidence < 1.0
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +17,8 @@ from retriever.index.catalog import load_catalog, parse_catalog
 from retriever.index.links import links_from
 from retriever.index.store import Index, load_index
 from retriever.query.fusion import ranks, rrf
+from retriever.query.features import ROUTE_FEATURES
+from retriever.query.model import SoftmaxModel
 from retriever.query.planner import Answer, Options, Planner, default_models, switches
 from retriever.query.plans import (
     MAX_PLAN_TABLES,
@@ -321,3 +324,36 @@ def test_one_huge_group_stays_bounded(tmp_path: Path) -> None:
         ans = planner.answer(question)
         _checked(ans, keys)
         assert 0 < len(ans.plans) <= MAX_PLANS
+
+
+# --- routing by plans ----------------------------------------------------------------------------------
+
+
+def test_the_route_model_deals_the_competing_groups_mass_by_their_plans(tmp_path: Path) -> None:
+    fake = HashEmbedder(dim=32, name="fake")
+    index_dir = tmp_path / "index"
+    build_index(parse_catalog(CATALOG), index_dir, dense={"local": fake}, log=lambda _m: None)
+    shipped = default_models()
+    planner = Planner(load_index(index_dir), replace(shipped, route=None))
+    question = "What are the names of the people?"  # both groups have a `people` table
+    vectors = {"local": fake.embed([question], "query")[0]}
+    ev = planner.evidence(question, vectors, Options())
+    gp, competing = planner.competing(ev, Options())
+    assert len(competing) == 2
+    base = planner.decide(ev, Options())
+
+    def routed(weights: list[float]) -> Answer:
+        model = SoftmaxModel(ROUTE_FEATURES, np.asarray(weights), np.zeros(3), np.ones(3))
+        return planner.with_models(replace(shipped, route=model)).decide(ev, Options())
+
+    # Weight on the group model's log-probability alone deals the mass out as it was.
+    same = routed([1.0, 0.0, 0.0])
+    assert same.group_probs == pytest.approx(base.group_probs) and same.table_ids == base.table_ids
+    # Weight on the best plan alone hands the competing mass to the group whose best plan scores highest.
+    best = max(competing, key=lambda c: float(c[2].max()))[0]
+    by_plans = routed([0.0, 0.0, 50.0])
+    assert _top_group(by_plans) == planner.index.groups[best]
+    assert sum(by_plans.group_probs.values()) == pytest.approx(sum(float(gp[g]) for g, _, _ in competing))
+    # ... and turned around, to the other: whichever way the group model leant, one of the two moved it.
+    worst = min(competing, key=lambda c: float(c[2].max()))[0]
+    assert worst != best and _top_group(routed([0.0, 0.0, -50.0])) == planner.index.groups[worst]

@@ -88,7 +88,8 @@ LEGEND = (
                    "top database's probability and how much of the question the catalog matches"),
     ("low evidence", "no question term matches a table, column or sample value and dense similarity is "
                      "weak: the answer is a guess"),
-    ("groups / group G p=", "databases (or schemas) with their probability of holding the question's tables"),
+    ("groups / group G p=", "databases (or schemas) with their probability of holding the question's tables, "
+                            "by their tables and then by how well their best plans fit"),
     ("question terms", "the question's words after stop-word removal and Snowball stemming "
                        "(aircrafts -> aircraft, companies -> compani)"),
     ("p=", "on a table: summed probability of the candidate plans that use it, its share of the answer; "

@@ -26,6 +26,23 @@ PLAN_FEATURES = (
     "tab_out", "cov_instance", "words_in", "implied",
 )
 
+#: What reranks the groups whose plans compete (query/planner.py): the group model's log-probability, and how
+#: well the group's plans explain the question by the plan model (the log-sum-exp of its plan logits, less the
+#: best group's, floored at PLAN_FIT_FLOOR). The group features see tables one at a time; the plans see them
+#: together, joined.
+ROUTE_FEATURES = ("group_logit", "plan_fit", "plan_best")
+PLAN_FIT_FLOOR = -5.0
+
+
+def route_features(group_probs: np.ndarray, plan_logits: Sequence[np.ndarray]) -> np.ndarray:
+    """(groups, ROUTE_FEATURES) for the competing groups, from their probabilities and plan logits."""
+    fit = np.asarray([float(lg.max() + np.log(np.exp(lg - lg.max()).sum())) for lg in plan_logits])
+    best = np.asarray([float(lg.max()) for lg in plan_logits])
+    return np.stack([np.log(np.maximum(group_probs, 1e-12)),
+                     np.maximum(fit - fit.max(), PLAN_FIT_FLOOR),
+                     np.maximum(best - best.max(), PLAN_FIT_FLOOR)], axis=1).astype(np.float64)
+
+
 #: What the confidence calibration reads: the model's own expected coverage and top group probability (as
 #: logits), how much of the question the catalog matches at all, the best raw dense similarity, and how wide
 #: the top database is (log of its columns, alone and times the expected coverage's logit): the same margins

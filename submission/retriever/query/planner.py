@@ -19,10 +19,12 @@ from .features import (
     CONFIDENCE_FEATURES,
     GROUP_FEATURES,
     PLAN_FEATURES,
+    ROUTE_FEATURES,
     GroupIndex,
     confidence_features,
     group_features,
     plan_features,
+    route_features,
 )
 from .model import SoftmaxModel
 from .plans import Plan, enumerate_plans, joins_among, plan_pool
@@ -56,6 +58,8 @@ class Models:
     confidence: SoftmaxModel | None = None
     table: SoftmaxModel | None = None
     table_lexical: SoftmaxModel | None = None
+    #: Reranks the competing groups by their plans (ROUTE_FEATURES), with embedding channels live; None: not.
+    route: SoftmaxModel | None = None
 
     @classmethod
     def uniform(cls) -> Models:
@@ -172,18 +176,32 @@ class Planner:
         opts = opts or Options()
         return self.decide(self.evidence(question, query_vectors or {}, opts), opts)
 
-    def decide(self, ev: Evidence, opts: Options) -> Answer:
-        """Groups, then plans, then the budgeted selection, from one question's evidence."""
+    def competing(self, ev: Evidence, opts: Options) -> tuple[np.ndarray, list[tuple[int, list[Plan], np.ndarray]]]:
+        """The group probabilities and the likeliest groups with their candidate plans and plan logits, until
+        they hold GROUP_MASS (at most MAX_GROUPS): the groups whose plans compete for the answer."""
         gp = self.group_probs(ev, opts)
-        order = np.lexsort((np.arange(gp.size), -gp))
-        scored: list[ScoredPlan] = []
+        out: list[tuple[int, list[Plan], np.ndarray]] = []
         mass = 0.0
-        for g in order[:MAX_GROUPS]:
-            plans, probs = self.group_plans(ev, int(g), opts)
-            scored.extend(ScoredPlan(p, float(gp[g]), float(gp[g] * q)) for p, q in zip(plans, probs, strict=True))
+        for g in np.lexsort((np.arange(gp.size), -gp))[:MAX_GROUPS]:
+            plans, feats = self.plan_matrix(ev, int(g), opts)
+            out.append((int(g), plans, self.models(ev)[1].logits(feats, opts.disabled_features)))
             mass += float(gp[g])
             if mass >= GROUP_MASS:
                 break
+        return gp, out
+
+    def decide(self, ev: Evidence, opts: Options) -> Answer:
+        """Groups, then plans, then the budgeted selection, from one question's evidence."""
+        gp, competing = self.competing(ev, opts)
+        route = self.fitted.route if registry.any_embedded(ev.scores) else None
+        if route is not None and len(competing) > 1:
+            # The competing groups' share of the probability is dealt again by how well their plans fit.
+            idx = np.asarray([g for g, _, _ in competing])
+            gp = gp.copy()
+            gp[idx] = route.probs(route_features(gp[idx], [lg for _, _, lg in competing])) * gp[idx].sum()
+        order = np.lexsort((np.arange(gp.size), -gp))
+        scored = [ScoredPlan(p, float(gp[g]), float(gp[g] * q)) for g, plans, lg in competing
+                  for p, q in zip(plans, _softmax(lg).tolist(), strict=True)]
         cands = [Candidate(s.plan.tables, s.plan.joins, s.prob) for s in scored]
         n = min(N_TABLES, self.layout.n_tables)
         fallback = [int(t) for t in np.lexsort((np.arange(ev.fused.size), -ev.fused))[: n + 5]]
@@ -217,6 +235,11 @@ class Planner:
         return list(joins_among(sorted(tables), self.links))
 
 
+def _softmax(z: np.ndarray) -> np.ndarray:
+    e = np.exp(z - z.max())
+    return e / e.sum()
+
+
 def default_models(path: Path | None = None) -> Models:
     """The shipped fitted weights (with and without embedding channels, and the confidence calibration);
     uniform if none are shipped."""
@@ -227,8 +250,8 @@ def default_models(path: Path | None = None) -> Models:
         return Models.uniform()
     m = load_models(path)
     names = {"group": GROUP_FEATURES, "plan": PLAN_FEATURES, "table": TABLE_FEATURES,
-             "confidence": CONFIDENCE_FEATURES}
+             "confidence": CONFIDENCE_FEATURES, "route": ROUTE_FEATURES}
     got = {k: SoftmaxModel.from_json(v, names[k.split("_")[0]]) for k, v in m.items()}  # type: ignore[arg-type]
     return Models(got["group"], got["plan"], got.get("group_lexical", got["group"]),
                   got.get("plan_lexical", got["plan"]), got.get("confidence"), got.get("table"),
-                  got.get("table_lexical", got.get("table")))
+                  got.get("table_lexical", got.get("table")), got.get("route"))
