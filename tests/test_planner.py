@@ -16,8 +16,8 @@ from retriever.index.build import build_index
 from retriever.index.catalog import load_catalog, parse_catalog
 from retriever.index.links import links_from
 from retriever.index.store import Index, load_index
-from retriever.query.fusion import ranks, rrf
 from retriever.query.features import ROUTE_FEATURES
+from retriever.query.fusion import ranks, rrf
 from retriever.query.model import SoftmaxModel
 from retriever.query.planner import Answer, Options, Planner, default_models, switches
 from retriever.query.plans import (
