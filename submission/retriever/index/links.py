@@ -7,6 +7,7 @@ import (a quarter of a second at startup) and its per-question subgraph views co
 from __future__ import annotations
 
 from collections.abc import Container, Iterable, Mapping
+from functools import lru_cache
 
 from .catalog import Catalog, Table
 from .text import stem, words
@@ -40,6 +41,7 @@ KEY_SUFFIXES = ("id", "key", "code", "no", "number", "num")
 MAX_SHARED_KEY = 4
 
 
+@lru_cache(maxsize=1 << 16)
 def _name_key(name: str) -> tuple[str, ...]:
     """A column or table name's stems, without a short table prefix (TPC-H's `l_orderkey`, `o_orderkey`)."""
     ws = words(name)
