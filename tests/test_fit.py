@@ -37,7 +37,7 @@ def test_training_rows_are_what_serving_scores(mini_set: fit.TrainingSet) -> Non
     planner = mini_set.planner.with_models(got.models)
     rows = iter(got.data["plan"])
     for q in mini_set.questions:
-        served, _ = planner.group_plans(q.ev, q.group, Options())
+        served, _ = planner.plan_matrix(q.ev, q.group, Options())
         gold = [i for i, p in enumerate(served) if p.tables == q.tables]
         if not gold:
             continue

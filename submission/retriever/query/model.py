@@ -13,6 +13,12 @@ WEIGHTS_PATH = Path(__file__).with_name("weights.json")
 WEIGHTS_VERSION = 1
 
 
+def softmax(z: np.ndarray) -> np.ndarray:
+    """Probabilities from logits (the planner also keeps a group's plan logits, which the route model reads)."""
+    e = np.exp(z - z.max())
+    return e / e.sum()
+
+
 @dataclass(frozen=True)
 class SoftmaxModel:
     names: tuple[str, ...]
@@ -28,10 +34,7 @@ class SoftmaxModel:
         return ((x - self.mean) / self.scale) @ w
 
     def probs(self, x: np.ndarray, disabled: frozenset[str] = frozenset()) -> np.ndarray:
-        z = self.logits(x, disabled)
-        z = z - z.max()
-        e = np.exp(z)
-        return e / e.sum()
+        return softmax(self.logits(x, disabled))
 
     def to_json(self) -> dict[str, object]:
         return {"names": list(self.names), "weights": [round(float(v), 6) for v in self.weights],

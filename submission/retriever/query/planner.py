@@ -26,7 +26,7 @@ from .features import (
     plan_features,
     route_features,
 )
-from .model import SoftmaxModel
+from .model import SoftmaxModel, softmax
 from .plans import Plan, enumerate_plans, joins_among, plan_pool
 from .relevance import TABLE_FEATURES, TableShape, table_features
 from .selection import N_TABLES, Candidate, Selection, select
@@ -167,10 +167,6 @@ class Planner:
         plans = self.candidates(ev, g, relevance)
         return plans, plan_features(ev, plans, self.members[g], self.index.named, relevance)
 
-    def group_plans(self, ev: Evidence, g: int, opts: Options) -> tuple[list[Plan], np.ndarray]:
-        plans, feats = self.plan_matrix(ev, g, opts)
-        return plans, self.models(ev)[1].probs(feats, opts.disabled_features)
-
     def answer(self, question: str, query_vectors: Mapping[str, np.ndarray] | None = None,
                opts: Options | None = None) -> Answer:
         opts = opts or Options()
@@ -201,7 +197,7 @@ class Planner:
             gp[idx] = route.probs(route_features(gp[idx], [lg for _, _, lg in competing])) * gp[idx].sum()
         order = np.lexsort((np.arange(gp.size), -gp))
         scored = [ScoredPlan(p, float(gp[g]), float(gp[g] * q)) for g, plans, lg in competing
-                  for p, q in zip(plans, _softmax(lg).tolist(), strict=True)]
+                  for p, q in zip(plans, softmax(lg).tolist(), strict=True)]
         cands = [Candidate(s.plan.tables, s.plan.joins, s.prob) for s in scored]
         n = min(N_TABLES, self.layout.n_tables)
         fallback = [int(t) for t in np.lexsort((np.arange(ev.fused.size), -ev.fused))[: n + 5]]
@@ -233,11 +229,6 @@ class Planner:
 
     def _joins_among(self, tables: list[int]) -> list[int]:
         return list(joins_among(sorted(tables), self.links))
-
-
-def _softmax(z: np.ndarray) -> np.ndarray:
-    e = np.exp(z - z.max())
-    return e / e.sum()
 
 
 def default_models(path: Path | None = None) -> Models:
