@@ -24,6 +24,7 @@ from .catalog import Catalog, to_compact
 from .documents import Documents, build_documents, group_order, named_tables
 from .lexical import LexicalIndex
 from .partial import Budgets, Coverage, Stepped, priority_order, run_within
+from .people import PEOPLE_FILE, PERSON_TABLES_FILE, People, names_dir, person_tables
 from .quality import probe_sample, self_retrieval
 from .spelling import SPELLING_FILE, build_spelling
 from .store import DETAILS_FILE, FORMAT_VERSION, LEXICAL, bounds, engine_owned, sha256_file
@@ -74,6 +75,11 @@ def build_index(
         np.save(tmp / "named_tables.npy", named_tables(catalog))
         wordnet = thesaurus.wordnet_dir()
         related, instances = thesaurus.build_maps(catalog, wordnet)
+        people = People.from_dir(names_dir())
+        _write_json(tmp / PEOPLE_FILE, people.as_json())
+        np.save(tmp / PERSON_TABLES_FILE, person_tables(catalog, thesaurus.WordNet(wordnet) if wordnet else None))
+        if not people.first:
+            log("build: census names (package names==0.3.0) not installed; no question names a person")
         _write_json(tmp / "related_words.json", related)
         _write_json(tmp / "instance_words.json", instances)
         spelling = build_spelling(thesaurus.schema_words(catalog), wordnet)
@@ -101,6 +107,8 @@ def build_index(
             "related_words": {"source": "WordNet 3.0" if wordnet is not None else None, "keys": len(related),
                               "instance_keys": len(instances), "spelling_targets": len(spelling.targets),
                               "spelling_real_words": len(spelling.words)},
+            "people": {"source": "US census 1990 (names==0.3.0)" if people.first else None,
+                       "first_names": len(people.first), "last_names": len(people.last)},
             "dense_quality": quality,
             "coverage": {c.channel: c.as_json() for c in covs},
             "backend": backend,

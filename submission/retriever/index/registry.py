@@ -72,6 +72,8 @@ LEXICAL = (
             None, "compounds", None, ()),
     Channel("lexical", "spelling", "a misspelt question word read as the schema word one edit away ('salaray')",
             None, "spelling", None, ()),
+    Channel("lexical", "people", "a person's name in the question (census names) for the tables of people "
+            "(features only)", None, "people", None, ()),
 )
 
 #: The embedding channels, one family per kind of model: dense cosines and late interaction (MaxSim).

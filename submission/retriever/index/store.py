@@ -18,6 +18,7 @@ from .catalog import Catalog, from_compact
 from .documents import group_order
 from .lexical import LexicalIndex
 from .links import Links, relationship_links
+from .people import PEOPLE_FILE, PERSON_TABLES_FILE, People
 from .spelling import SPELLING_FILE, Spelling
 
 FORMAT_VERSION = 10
@@ -60,6 +61,9 @@ class Index:
     instances: dict[str, list[str]] = field(default_factory=dict)
     #: Schema stems a misspelt question word may stand for, and the real words next to them (index/spelling.py).
     spelling: Spelling = field(default_factory=Spelling)
+    #: Census names that tell a person in a question, and the tables that hold people (index/people.py).
+    people: People = field(default_factory=People)
+    persons: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.bool_))
 
     @property
     def channels(self) -> list[str]:
@@ -181,6 +185,11 @@ def _load_index(index_dir: Path) -> Index:
         spelling = (Spelling.from_json(json.loads(spelling_path.read_text(encoding="utf-8")))
                     if spelling_path.is_file() else Spelling())
         spelling = spelling.with_known(word for lex in lexical.values() for word in lex.vocab)
+        people_path = index_dir / PEOPLE_FILE  # an index built before it names no person
+        people = (People.from_json(json.loads(people_path.read_text(encoding="utf-8")))
+                  if people_path.is_file() else People())
+        persons = (np.load(index_dir / PERSON_TABLES_FILE, allow_pickle=False)
+                   if (index_dir / PERSON_TABLES_FILE).is_file() else np.zeros(len(catalog.tables), dtype=np.bool_))
         dense, dense_done, multi = {}, {}, {}
         for ch in map(registry.from_manifest, manifest["channels"]):
             name = ch.name
@@ -201,11 +210,12 @@ def _load_index(index_dir: Path) -> Index:
     table_group = np.asarray([gpos[t.group] for t in catalog.tables], dtype=np.int32)
     if len(column_table) != counts["columns"] or len(groups) != counts["groups"]:
         raise BadIndexError(f"index in {str(index_dir)!r} disagrees with its manifest counts; rebuild it")
-    if len(table_stems) != len(catalog.tables) or len(group_stems) != len(groups) or len(named) != len(table_stems):
+    if (len(table_stems) != len(catalog.tables) or len(group_stems) != len(groups) or len(named) != len(table_stems)
+            or len(persons) != len(table_stems)):
         raise BadIndexError(f"index in {str(index_dir)!r} has name stems that do not match its catalog; rebuild it")
     return Index(catalog, manifest, lexical, column_table, table_group, groups, value_phrases,
                  relationship_links(catalog), table_stems, group_stems, dense, multi, named, dense_done, related,
-                 instances, spelling)
+                 instances, spelling, people, persons)
 
 
 def _split_done(ch: str, done: np.ndarray, counts: Mapping[str, int],

@@ -14,13 +14,23 @@ import numpy as np
 
 from ..backends.stage1 import InProcess, QuestionStage, Stage1
 from ..index import registry
+from ..index.people import People
 from ..index.quality import preference
 from ..index.spelling import Spelling
 from ..index.store import Index
 from ..index.text import drop_commands, stem, tokenize, words
 from .evidence import Evidence
 from .fusion import rrf
-from .lookups import compounds, corrections, embedded_words, entity_terms, match_phrases, name_hits, related_hits
+from .lookups import (
+    compounds,
+    corrections,
+    embedded_words,
+    entity_terms,
+    match_phrases,
+    name_hits,
+    person_terms,
+    related_hits,
+)
 
 
 @dataclass(frozen=True)
@@ -105,6 +115,7 @@ def gather(
     instances: Mapping[str, Sequence[str]] | None = None,
     spelling: Spelling | None = None,
     word_tables: Mapping[str, np.ndarray] | None = None,
+    people: People | None = None,
 ) -> Evidence:
     """Run the lexical channels and combine them with precomputed dense scores (table, column, group)."""
     # The words a request is made with ("List ...", "and show ...") are no terms; elsewhere they are.
@@ -175,9 +186,10 @@ def gather(
             i = row.get(stem(word))
             if i is not None:
                 word_z[i] = standardise(cos)
+    person = person_terms(question, terms, None if "people" in disabled else people)
     return Evidence(terms, idf, tab > 0, val > 0, name_match, phrase_hits, scores, fused,
                     grp.sum(axis=0), sorted(found), group_name_match, entity, group_dense, dense_z, rel,
-                    entity_cos, inst, word_z)
+                    entity_cos, inst, word_z, person)
 
 
 class Channels:
@@ -256,4 +268,5 @@ class Channels:
         return gather(question, self.layout, stage.lexical, self.index.value_phrases, dense, rrf_k,
                       disabled=disabled, table_channels=late, related=self.index.related,
                       instances=self.index.instances, name_columns=name_columns, spelling=self.index.spelling,
-                      word_tables=None if word_tables is None else dict(zip(content, word_tables, strict=True)))
+                      word_tables=None if word_tables is None else dict(zip(content, word_tables, strict=True)),
+                      people=self.index.people)

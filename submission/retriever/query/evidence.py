@@ -47,6 +47,9 @@ class Evidence:
     #: (terms, tables): for a content word of the question, embedded alone (lookups.content_words), its best
     #: cosine with the table's document or one of its columns, as z-values over the catalog; 0 for other terms.
     word_z: np.ndarray = field(default_factory=lambda: np.zeros((0, 0), dtype=np.float32))
+    #: Per term: it comes from a person's name the question gives ("Jayne Collins"; index/people.py), whose
+    #: table is one that holds people.
+    person: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.bool_))
 
     def related(self) -> np.ndarray:
         """related_hit as (terms, tables); zeros for evidence made without it (hand-made, or channel off)."""
@@ -63,6 +66,10 @@ class Evidence:
         evidence made without it."""
         z = self.word_z
         return z.clip(min=0.0) if z.shape == self.schema_hit.shape else np.zeros(self.schema_hit.shape, np.float32)
+
+    def persons(self) -> np.ndarray:
+        """`person` per term; all False for evidence made without it."""
+        return self.person if self.person.shape == self.idf.shape else np.zeros(self.idf.shape, dtype=np.bool_)
 
     def term_weights(self) -> np.ndarray:
         """idf shares of the question's terms: the weights of every coverage feature."""

@@ -10,6 +10,7 @@ from functools import lru_cache
 import numpy as np
 
 from ..index import thesaurus
+from ..index.people import People
 from ..index.spelling import Spelling
 from ..index.text import COMMANDS, STOPWORDS, drop_commands, name_spans, normalize, stem, tokenize, words
 
@@ -37,6 +38,12 @@ def entity_terms(question: str, terms: Sequence[str]) -> np.ndarray:
     """Which terms come from the names the question gives (text.name_spans: quotes, and capitalised words past
     a sentence's first word)."""
     named = {s for span in name_spans(question) for s in tokenize(span)}
+    return np.asarray([t in named for t in terms], dtype=np.bool_)
+
+
+def person_terms(question: str, terms: Sequence[str], people: People | None) -> np.ndarray:
+    """Which terms come from a person's name the question gives ("Jayne Collins"; index/people.py)."""
+    named = {s for span in people.spans(question) for s in tokenize(span)} if people is not None else set()
     return np.asarray([t in named for t in terms], dtype=np.bool_)
 
 

@@ -112,7 +112,8 @@ class Planner:
         #: The declared relationships plus the pairs column names imply: what plans and bridges walk along
         #: and table relevance reads; answers join by declared ones only.
         self.walk = merged(index.links, implied_links(index.catalog, index.links))
-        self.shape = TableShape.from_links(self.walk, np.diff(self.layout.col_start), index.named)
+        persons = index.persons if index.persons.size == len(index.catalog.tables) else None
+        self.shape = TableShape.from_links(self.walk, np.diff(self.layout.col_start), index.named, persons)
 
     @property
     def layout(self) -> Layout:

@@ -21,7 +21,7 @@ TABLE_FEATURES = (
     "t_fused", "t_fused_rank", "t_name", "t_phrase", "t_cov", "t_cov_alone", "t_cov_share", "t_bm25_table",
     "t_bm25_column", "t_values", "t_dense_table", "t_dense_column", "t_dense_table_gap", "t_dense_column_gap",
     "t_degree", "t_log_columns", "t_named", "t_related", "t_next_to_top", "t_entity_gap", "t_entity_best",
-    "t_instance", "t_words",
+    "t_instance", "t_words", "t_person",
 )
 
 
@@ -34,15 +34,19 @@ class TableShape:
     named: np.ndarray
     #: Tables each table is related to (itself excluded).
     neighbours: tuple[frozenset[int], ...]
+    #: Tables that hold people (index/people.py).
+    persons: np.ndarray
 
     @classmethod
-    def from_links(cls, links: Links, n_columns: np.ndarray, named: np.ndarray) -> TableShape:
-        """`links` as the index holds them; `n_columns` and `named` are per table, in
+    def from_links(cls, links: Links, n_columns: np.ndarray, named: np.ndarray,
+                   persons: np.ndarray | None = None) -> TableShape:
+        """`links` as the index holds them; `n_columns`, `named` and `persons` are per table, in
         catalog order."""
         near = tuple(frozenset(links.get(t, {})) for t in range(n_columns.size))
         degree = np.asarray([len(n) for n in near], dtype=np.float32)
+        people = np.zeros(n_columns.size, np.float32) if persons is None else persons.astype(np.float32)
         return cls(np.log1p(degree), np.log(np.maximum(n_columns, 1)).astype(np.float32), named.astype(np.float32),
-                   near)
+                   near, people)
 
 
 def _scaled(x: np.ndarray) -> np.ndarray:
@@ -85,7 +89,7 @@ def table_features(ev: Evidence, members: Sequence[int], shape: TableShape) -> n
         _scaled(ev.scores["bm25_columns"][m]) if "bm25_columns" in ev.scores else zeros,
         _scaled(ev.scores["values"][m]) if "values" in ev.scores else zeros,
         dt, dc, dtg, dcg, shape.degree[m], shape.log_columns[m], shape.named[m], related, next_to_top, eg, eb,
-        instance, words,
+        instance, words, shape.persons[m] * float(ev.persons().any()),
     ]
     return np.stack([np.asarray(c, dtype=np.float32) for c in cols], axis=1)
 
