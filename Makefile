@@ -100,7 +100,9 @@ reworded: $(INDEX)/manifest.json
 	  $(PYTHON) -c "import json,sys; ids={json.loads(l)['query_id'] for l in open('build/reworded-$$src.jsonl')}; \
 	    [sys.stdout.write(l) for l in open('$(QUERIES)') if json.loads(l)['query_id'] in ids]" > build/reworded-$$src-orig.jsonl && \
 	  $(PYTHON) -m retriever eval --quiet --index-dir $(INDEX) --queries build/reworded-$$src-orig.jsonl --labels $(LABELS) && \
-	  $(PYTHON) -m retriever eval --quiet --index-dir $(INDEX) --queries build/reworded-$$src.jsonl --labels $(LABELS) || exit 1; \
+	  $(PYTHON) -m retriever eval --quiet --index-dir $(INDEX) --queries build/reworded-$$src.jsonl --labels $(LABELS) && \
+	  $(PYTHON) scripts/reword_split.py --index-dir $(INDEX) --catalog $(CATALOG) --original build/reworded-$$src-orig.jsonl \
+	    --reworded build/reworded-$$src.jsonl --labels $(LABELS) || exit 1; \
 	done
 
 # Item 5 of issue 10: a local fake Jina serving the local model's own vectors, then serving noise.

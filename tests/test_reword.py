@@ -10,7 +10,9 @@ from conftest import ROOT
 
 sys.path.insert(0, str(ROOT / "scripts"))
 import reword  # noqa: E402
+import reword_split  # noqa: E402
 
+from retriever.index.catalog import parse_catalog  # noqa: E402
 from retriever.index.text import stem  # noqa: E402
 
 
@@ -35,3 +37,14 @@ def test_schema_words_are_swapped_for_synonyms_outside_the_schema(wordnet: dict[
     # Words that do not name the schema are left alone.
     assert reword.reword("How old is the oldest one?", schema, schema, wordnet, random.Random(0)) == \
         "How old is the oldest one?"
+
+
+def test_a_swap_collides_where_its_new_word_is_a_schema_word_elsewhere() -> None:
+    schema = reword_split.schema_stems(parse_catalog({"tables": [
+        {"table_id": "orchestra.conductor", "group": "orchestra", "name": "conductor", "columns": [{"name": "Age"}]},
+        {"table_id": "imdb.director", "group": "imdb", "name": "director", "columns": [{"name": "birth_city"}]},
+    ]}))
+    assert {"conductor", "director", "age", "birth", "citi"} <= schema
+    assert reword_split.collides("How many conductors are there?", "How many directors are there?", schema)
+    assert not reword_split.collides("How many conductors are there?", "How many maestros are there?", schema)
+    assert not reword_split.collides("List the ages.", "List the ages.", schema)  # nothing swapped in
