@@ -32,7 +32,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from retriever.answer.evaluation import read_jsonl  # noqa: E402
-from retriever.index.catalog import load_catalog  # noqa: E402
+from retriever.index.catalog import Catalog, load_catalog  # noqa: E402
 from retriever.index.text import STOPWORDS, stem, tokenize  # noqa: E402
 from retriever.index.thesaurus import WordNet, wordnet_dir  # noqa: E402
 
@@ -149,6 +149,16 @@ def misspell(question: str, schema_stems: set[str], rng: random.Random) -> str:
     return " ".join(out)
 
 
+def database_stems(catalog: Catalog) -> dict[str, set[str]]:
+    """Each database's schema words: the stems of its table and column names and descriptions."""
+    out: dict[str, set[str]] = {}
+    for t in catalog.tables:
+        out.setdefault(t.group, set()).update(tokenize(f"{t.name} {t.description}"))
+        for c in t.columns:
+            out[t.group].update(tokenize(f"{c.name} {c.description}"))
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--catalog", required=True, type=Path)
@@ -160,11 +170,7 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     catalog = load_catalog(args.catalog)
     by_id = {t.table_id: t for t in catalog.tables}
-    group_stems: dict[str, set[str]] = {}
-    for t in catalog.tables:
-        group_stems.setdefault(t.group, set()).update(tokenize(f"{t.name} {t.description}"))
-        for c in t.columns:
-            group_stems[t.group].update(tokenize(f"{c.name} {c.description}"))
+    group_stems = database_stems(catalog)
     wordnet: dict[str, list[str]] | EmbeddingNeighbours = {}
     if args.source == "wordnet":
         wordnet = load_wordnet(wordnet_dir())

@@ -18,20 +18,17 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from reword import database_stems  # noqa: E402
+
 from retriever import Retriever  # noqa: E402
 from retriever.answer.evaluation import covered, read_jsonl  # noqa: E402
 from retriever.index.catalog import Catalog, load_catalog  # noqa: E402
-from retriever.index.text import schema_tokens, tokenize  # noqa: E402
+from retriever.index.text import tokenize  # noqa: E402
 
 
 def schema_stems(catalog: Catalog) -> frozenset[str]:
-    """Every stem of a table or column name or description in the catalog."""
-    out: set[str] = set()
-    for t in catalog.tables:
-        out.update(schema_tokens(t.name), tokenize(t.description or ""))
-        for c in t.columns:
-            out.update(schema_tokens(c.name), tokenize(c.description or ""))
-    return frozenset(out)
+    """Every database's schema words (reword.database_stems), together."""
+    return frozenset().union(*database_stems(catalog).values())
 
 
 def collides(original: str, reworded: str, schema: Iterable[str]) -> bool:

@@ -74,10 +74,11 @@ def build_index(
         _write_json(tmp / "value_phrases.json", docs.value_phrases)
         np.save(tmp / "named_tables.npy", named_tables(catalog))
         wordnet = thesaurus.wordnet_dir()
-        related, instances = thesaurus.build_maps(catalog, wordnet)
+        nouns = thesaurus.WordNet(wordnet) if wordnet is not None else None  # read once: 0.4 s
+        related, instances = thesaurus.build_maps(catalog, nouns)
         people = People.from_dir(names_dir())
         _write_json(tmp / PEOPLE_FILE, people.as_json())
-        np.save(tmp / PERSON_TABLES_FILE, person_tables(catalog, thesaurus.WordNet(wordnet) if wordnet else None))
+        np.save(tmp / PERSON_TABLES_FILE, person_tables(catalog, nouns))
         if not people.first:
             log("build: census names (package names==0.3.0) not installed; no question names a person")
         _write_json(tmp / "related_words.json", related)

@@ -5,7 +5,7 @@ needs the table that holds people's names, which no word of the question names. 
 people when a column is a person's first, last or full name, or when the table is named after a kind of
 person (WordNet's nouns under `person`: customer, author, driver) and has a name column. A question names
 a person where a capitalised first name of the US census lists (the PyPI package `names`, MIT licence,
-data of the 1990 census: 5,494 first and 88,799 last names) is followed, past initials, by a capitalised
+data of the 1990 census: 5,163 first and 88,799 last names) is followed, past initials, by a capitalised
 last name. The lists go into the index, so search reads no package; without the package they are empty
 and nothing is named.
 """
@@ -26,8 +26,8 @@ from .thesaurus import WordNet
 
 PEOPLE_FILE = "person_names.json"
 PERSON_TABLES_FILE = "person_tables.npy"
-#: Hypernym levels walked up from a table name's first noun sense ("driver" -> operator -> causal agent ->
-#: person is 3).
+#: Hypernym levels walked up from a table name's first noun sense (singer -> musician -> performer ->
+#: entertainer -> person is 4).
 PERSON_DEPTH = 8
 _FIRST_FILES = ("dist.male.first", "dist.female.first")
 _LAST_FILE = "dist.all.last"

@@ -263,11 +263,11 @@ def instance_words(names: Iterable[list[str]], wordnet: WordNet) -> dict[str, li
     return {k: sorted(v) for k, v in sorted(targets.items())}
 
 
-def build_maps(catalog: Catalog, root: Path | None) -> tuple[dict[str, list[str]], dict[str, list[str]]]:
+def build_maps(catalog: Catalog, wordnet: WordNet | None) -> tuple[dict[str, list[str]], dict[str, list[str]]]:
     """The index's related-word and instance maps; empty without WordNet."""
-    if root is None:
+    if wordnet is None:
         return {}, {}
-    wordnet, names = WordNet(root), schema_words(catalog)
+    names = schema_words(catalog)
     return related_words(names, wordnet), instance_words(names, wordnet)
 
 
