@@ -408,6 +408,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--evidence-cache", type=Path, help="keep each set's computed evidence here between runs")
     ap.add_argument("--ablate", choices=ABLATIONS, help="with --cv: retrain and evaluate with this piece off")
     ap.add_argument("--outcomes", type=Path, help="with --cv: write each held-out outcome here as JSONL")
+    ap.add_argument("--eval-only", action="append", default=[], metavar="NAME",
+                    help="with --cv: score this set on the held-out folds without training on it")
     ap.add_argument("--out", type=Path, default=WEIGHTS_PATH)
     args = ap.parse_args(argv)
     settings = Settings.from_env(os.environ)
@@ -415,6 +417,10 @@ def main(argv: list[str] | None = None) -> int:
     sets = [load_set(s, settings, opts, args.every, args.evidence_cache) for s in args.set]
     if args.cv:
         cv_opts, skip = ablate(sets, args.ablate, opts) if args.ablate else (opts, frozenset())
+        unknown = set(args.eval_only) - {ts.name for ts in sets}
+        if unknown:
+            raise SystemExit(f"fit: --eval-only names no --set: {', '.join(sorted(unknown))}")
+        skip |= frozenset(args.eval_only)
         outcomes, _ = cross_validate(sets, args.cv, cv_opts, skip, tables=args.ablate != "table_relevance",
                                      route=args.ablate != "route")
         print("\n".join(report(outcomes)))

