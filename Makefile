@@ -90,8 +90,10 @@ cv: fit-data
 # Robustness to rewording: Spider dev with schema words swapped for WordNet synonyms, and the same questions
 # as written (both scored with the shipped weights on the dev catalog's index); then swapped for MiniLM
 # neighbours instead, a resource the retriever's thesaurus does not read (REWORD_SOURCES=wordnet: the first only).
-# REWORD_SOURCES=typos: every schema word of the gold plan misspelt once instead (the spelling's proxy).
-REWORD_SOURCES ?= wordnet embedding typos
+# REWORD_SOURCES=typos: every schema word of the gold plan misspelt once instead (the spelling's proxy);
+# checked: WordNet swaps MiniLM reads as close to the word (meaning kept); columns: the words naming only
+# gold columns dropped (the column left implicit).
+REWORD_SOURCES ?= wordnet embedding typos checked columns
 reworded: $(INDEX)/manifest.json
 	@for src in $(REWORD_SOURCES); do \
 	  echo "== schema words swapped by $$src"; \

@@ -21,8 +21,12 @@ word and the swap close (cosine of the two words alone at least 0.55: "customers
 "cost", but not "id" -> "idaho" or "names" -> "obloquy", which the plain WordNet source makes), inflected
 as the word was. Read with care: both resources behind it are ones the retriever reads.
 
+`--source columns` drops the words that name only a column of the gold plan, not one of its tables ("the
+names and ages of singers" -> "the and of singers"; an article before a dropped word goes with it): the
+question that leaves its columns implicit.
+
 Usage: python scripts/reword.py --catalog C --queries Q --labels L --out reworded.jsonl [--seed 13]
-       [--source wordnet|embedding|typos|checked]
+       [--source wordnet|embedding|typos|checked|columns]
 """
 
 from __future__ import annotations
@@ -223,6 +227,26 @@ def misspell(question: str, schema_stems: set[str], rng: random.Random) -> str:
     return " ".join(out)
 
 
+_ARTICLES = frozenset({"the", "a", "an", "its", "their", "his", "her"})
+
+
+def drop_columns(question: str, column_stems: set[str]) -> str:
+    """The question without its words naming only gold columns (`column_stems`), nor the article before one."""
+    out: list[str] = []
+    for tok in question.split(" "):
+        core = tok.strip("?,.!;:'\"()")
+        low = core.lower()
+        if low and low not in STOPWORDS and low.isalpha() and stem(low) in column_stems:
+            if out and out[-1].lower() in _ARTICLES:
+                out.pop()
+            rest = tok.replace(core, "", 1)
+            if rest and out:
+                out[-1] += rest  # keep the punctuation: "ages?" -> "?" on the word before
+            continue
+        out.append(tok)
+    return " ".join(out)
+
+
 def database_stems(catalog: Catalog) -> dict[str, set[str]]:
     """Each database's schema words: the stems of its table and column names and descriptions."""
     out: dict[str, set[str]] = {}
@@ -240,7 +264,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--labels", required=True, type=Path)
     ap.add_argument("--out", required=True, type=Path)
     ap.add_argument("--seed", type=int, default=13)
-    ap.add_argument("--source", choices=("wordnet", "embedding", "typos", "checked"), default="wordnet")
+    ap.add_argument("--source", choices=("wordnet", "embedding", "typos", "checked", "columns"), default="wordnet")
     args = ap.parse_args(argv)
     catalog = load_catalog(args.catalog)
     by_id = {t.table_id: t for t in catalog.tables}
@@ -261,12 +285,15 @@ def main(argv: list[str] | None = None) -> int:
             if not tables:
                 continue
             gold: set[str] = set()
+            named: set[str] = set()
             for t in tables:
-                gold.update(tokenize(f"{t.name} {t.description}"))
+                named.update(tokenize(f"{t.name} {t.description}"))
                 for c in t.columns:
                     gold.update(tokenize(f"{c.name} {c.description}"))
+            gold |= named
             avoid = group_stems[tables[0].group]
             new = (misspell(q["question"], gold, rng) if args.source == "typos"
+                   else drop_columns(q["question"], gold - named) if args.source == "columns"
                    else reword_checked(q["question"], gold, avoid, checked, rng) if checked is not None
                    else reword(q["question"], gold, avoid, wordnet, rng))
             if new != q["question"]:

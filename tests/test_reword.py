@@ -64,3 +64,10 @@ def test_checked_swaps_keep_the_meaning() -> None:
     out = reword.reword_checked("Show the id of customers.", schema, schema, checked, random.Random(0))
     assert out.startswith("Show the id of ") and "customers" not in out  # no close swap for "id": it stays
     assert reword.plural("city") == "cities" and reword.plural("box") == "boxes" and reword.plural("day") == "days"
+
+
+def test_column_words_are_dropped_and_table_words_kept() -> None:
+    columns = {stem("name"), stem("age")}
+    assert reword.drop_columns("What are the names and ages of singers?", columns) == "What are and of singers?"
+    assert reword.drop_columns("List the singers by age.", columns) == "List the singers by."
+    assert reword.drop_columns("How many singers are there?", columns) == "How many singers are there?"
