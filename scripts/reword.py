@@ -35,6 +35,7 @@ import argparse
 import json
 import random
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -112,21 +113,15 @@ class CheckedSynonyms:
 def reword_checked(question: str, schema_stems: set[str], avoid: set[str], checked: CheckedSynonyms,
                    rng: random.Random) -> str:
     """As `reword`, with sense-checked swaps only (a word with none stays)."""
-    out = []
-    for tok in question.split(" "):
-        core = tok.strip("?,.!;:'\"()")
-        low = core.lower()
-        new = None
-        if low and low not in STOPWORDS and low.isalpha() and stem(low) in schema_stems:
-            for lemma, suffix in base_forms(low):
-                if lemma not in checked.wn.senses:
-                    continue
-                syns = [s for s in checked.get(low, lemma, bool(suffix)) if stem(s) not in avoid]
-                if syns:
-                    new = rng.choice(syns)
-                    break
-        out.append(tok.replace(core, new, 1) if new else tok)
-    return " ".join(out)
+    def choose(low: str) -> str | None:
+        for lemma, suffix in base_forms(low):
+            if lemma not in checked.wn.senses:
+                continue
+            syns = [s for s in checked.get(low, lemma, bool(suffix)) if stem(s) not in avoid]
+            if syns:
+                return rng.choice(syns)
+        return None
+    return swap_words(question, schema_stems, choose)
 
 
 #: Neighbours closer than this are kept (MiniLM cosines of single words); the best 5 are candidates.
@@ -176,23 +171,29 @@ def base_forms(word: str) -> list[tuple[str, str]]:
     return out
 
 
-def reword(question: str, schema_stems: set[str], avoid: set[str], wordnet: dict[str, list[str]] | EmbeddingNeighbours,
-           rng: random.Random) -> str:
-    """Swap each word naming the gold schema (`schema_stems`) for a synonym outside `avoid` (every schema
-    word of the database), so a replacement never lands back on the schema's vocabulary."""
+def swap_words(question: str, schema_stems: set[str], choose: Callable[[str], str | None]) -> str:
+    """The question with each lower-cased word naming the gold schema (`schema_stems`) replaced by what
+    `choose` gives for it (None: kept)."""
     out = []
     for tok in question.split(" "):
         core = tok.strip("?,.!;:'\"()")
         low = core.lower()
-        new = None
-        if low and low not in STOPWORDS and low.isalpha() and stem(low) in schema_stems:
-            for lemma, suffix in base_forms(low):
-                syns = [s for s in wordnet.get(lemma, []) if stem(s) not in avoid]
-                if syns:
-                    new = rng.choice(sorted(syns)) + ("s" if suffix else "")
-                    break
+        new = choose(low) if low and low not in STOPWORDS and low.isalpha() and stem(low) in schema_stems else None
         out.append(tok.replace(core, new, 1) if new else tok)
     return " ".join(out)
+
+
+def reword(question: str, schema_stems: set[str], avoid: set[str], wordnet: dict[str, list[str]] | EmbeddingNeighbours,
+           rng: random.Random) -> str:
+    """Swap each word naming the gold schema (`schema_stems`) for a synonym outside `avoid` (every schema
+    word of the database), so a replacement never lands back on the schema's vocabulary."""
+    def choose(low: str) -> str | None:
+        for lemma, suffix in base_forms(low):
+            syns = [s for s in wordnet.get(lemma, []) if stem(s) not in avoid]
+            if syns:
+                return rng.choice(sorted(syns)) + ("s" if suffix else "")
+        return None
+    return swap_words(question, schema_stems, choose)
 
 
 #: Keys next to each other on a QWERTY keyboard: the letters a slip of the finger types instead.
