@@ -92,7 +92,8 @@ cv: fit-data
 # neighbours instead, a resource the retriever's thesaurus does not read (REWORD_SOURCES=wordnet: the first only).
 # REWORD_SOURCES=typos: every schema word of the gold plan misspelt once instead (the spelling's proxy);
 # checked: WordNet swaps MiniLM reads as close to the word (meaning kept); columns: the words naming only
-# gold columns dropped (the column left implicit).
+# gold columns dropped (the column left implicit). Each is also split by whether a swapped-in word is another
+# database's schema word (scripts/reword_split.py).
 REWORD_SOURCES ?= wordnet embedding typos checked columns
 reworded: $(INDEX)/manifest.json
 	@for src in $(REWORD_SOURCES); do \

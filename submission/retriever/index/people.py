@@ -36,6 +36,7 @@ _PERSON_COLUMN = re.compile(r"\b(?:(?:first|last|middle|given|full|family|sur|fo
                             r"|firstname|lastname|fname|lname)\b")
 _TOKEN = re.compile(r"[A-Za-z][A-Za-z'\-]*\.?")
 _INITIAL = re.compile(r"[A-Z]\.")
+_POSSESSIVE = re.compile(r"('s|')$")
 _NAME_STEMS = frozenset({"name"})
 #: Nouns for groups of people that tables of people are named after (WordNet files them under `group`).
 _PERSON_GROUPS = frozenset({"people", "staff", "personnel"})
@@ -81,7 +82,7 @@ class People:
             while j < len(toks) - 1 and _INITIAL.fullmatch(toks[j].group()):
                 j += 1
             last = toks[j].group()
-            if last[0].isupper() and re.sub(r"('s|')$", "", last.rstrip(".")).lower() in self.last:
+            if last[0].isupper() and _POSSESSIVE.sub("", last.rstrip(".")).lower() in self.last:
                 out.append(question[m.start():toks[j].end()])
         return out
 
@@ -111,8 +112,10 @@ def is_person(wordnet: WordNet, word: str) -> bool:
     """Whether the first noun sense of the word is a kind of person (WordNet's first sense of "person")."""
     lemma = wordnet.lemma(word)
     person = wordnet.senses.get("person", [None])[0]
-    if lemma is None or lemma in _PERSON_GROUPS or person is None:
-        return lemma is not None and person is not None
+    if lemma is None or person is None:
+        return False
+    if lemma in _PERSON_GROUPS:
+        return True
     frontier = wordnet.senses[lemma][:1]
     seen = set(frontier)
     for _ in range(PERSON_DEPTH):

@@ -47,8 +47,8 @@ class Evidence:
     #: (terms, tables): for a content word of the question, embedded alone (lookups.content_words), its best
     #: cosine with the table's document or one of its columns, as z-values over the catalog; 0 for other terms.
     word_z: np.ndarray = field(default_factory=lambda: np.zeros((0, 0), dtype=np.float32))
-    #: Per term: it comes from a person's name the question gives ("Jayne Collins"; index/people.py), whose
-    #: table is one that holds people.
+    #: Per term: it comes from a person's name the question gives ("Jayne Collins"; index/people.py), which
+    #: the tables that hold people are read for.
     person: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.bool_))
 
     def related(self) -> np.ndarray:
