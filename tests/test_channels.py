@@ -108,6 +108,13 @@ def test_evidence_holds_every_channel_under_its_registry_key(channels: Channels)
     np.testing.assert_allclose(ev.dense_z[0], [1.2247449, 0.0, -1.2247449], rtol=1e-6)
 
 
+def test_query_words_no_document_holds_are_no_terms(channels: Channels) -> None:
+    # "many", "different" and "total" ask how to compute: no table holds them, so they would only count as
+    # the question's unexplained share. "order" and "amount" are query words too, but the schema's here.
+    ev = channels.evidence("How many different customers? Sort by the total amount of each order.", QV, rrf_k=60)
+    assert ev.terms == ["custom", "amount", "order"]
+
+
 def test_fused_ranks_by_hand_and_switches_by_registry_name(channels: Channels) -> None:
     off = frozenset({"bm25_columns", "values", "phrases"})
     ev = channels.evidence(QUESTION, QV, rrf_k=60, disabled=off)

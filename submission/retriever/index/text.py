@@ -23,10 +23,16 @@ STOPWORDS = frozenset(
 )
 #: The verbs a request is made with: scaffolding where they command ("List the names", "and show their
 #: ages"), the schema's own words where they name something ("the movie list", "TV shows", "the return date").
-COMMANDS = frozenset("show list give find return tell display get".split())
+COMMANDS = frozenset("show list give find return tell display get count".split())
+#: "number" asks for a count where "of" follows it after an article or a word of quantity ("the number of
+#: employees", "total number of"); elsewhere it is the schema's word ("phone number", "the room number").
+_COUNT_LEADS = frozenset("the a an total average avg maximum max minimum min largest smallest greatest highest "
+                         "lowest least most biggest fewest overall combined same whose what their its".split())
 #: Words after which a command word still commands ("please list", "and show", "to find", "can you give").
 _LEADS = frozenset("please and then also to me us can could would will you kindly just now so or i we want need "
                    "let lets".split())
+#: A possessive ending ("the player's name"), which would be a term "s".
+_POSSESSIVE = re.compile(r"(?<=\w)['\u2019]s\b")
 _TOKEN = re.compile(r"[^\W_]+|[.?!;:,()]")
 
 _stemmer = Stemmer.Stemmer("english")
@@ -69,17 +75,23 @@ def schema_tokens(text: str) -> list[str]:
 
 def drop_commands(question: str) -> str:
     """The question without the command words that command: at its or a clause's start, after a lead word,
-    or before "of" ("a list of the names"). Schema documents keep every command word, so a table named
-    `list` or `shows` is found by name ("the movie list", "how many shows")."""
-    text = normalize(question)
+    or before "of" ("a list of the names"); and without "number" where it asks for a count ("the number of
+    singers"), and without a possessive's "s" ("the player's name"). Schema documents keep every such word,
+    so a table named `list` or `shows` is found by name ("the movie list", "how many shows"), and a
+    `room_number` column by "the room number"."""
+    text = _POSSESSIVE.sub("", normalize(question))
     toks = list(_TOKEN.finditer(text))
     out, last = [], 0
     for i, m in enumerate(toks):
-        if m.group(0).lower() not in COMMANDS:
-            continue
+        word = m.group(0).lower()
         prev = toks[i - 1].group(0).lower() if i else ""
         after = toks[i + 1].group(0).lower() if i + 1 < len(toks) else ""
-        if not prev or not prev[0].isalnum() or prev in _LEADS or after == "of":
+        clause = not prev or not prev[0].isalnum()
+        if word in COMMANDS:
+            drop = clause or prev in _LEADS or after == "of"
+        else:
+            drop = word == "number" and after == "of" and (clause or prev in _COUNT_LEADS)
+        if drop:
             out.append(text[last:m.start()] + " ")
             last = m.end()
     return "".join(out) + text[last:]

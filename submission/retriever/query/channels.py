@@ -30,6 +30,7 @@ from .lookups import (
     name_hits,
     person_terms,
     related_hits,
+    QUERY_STEMS,
 )
 
 
@@ -125,6 +126,11 @@ def gather(
     fixes = {} if spelling is None or "spelling" in disabled else corrections(question, spelling)
     stems = [fixes.get(s, s) for s in stems]
     lt, lc, lg, lv = (lexical[n] for n in ("tables", "columns", "groups", "values"))
+    asking = [s for s in dict.fromkeys(stems) if s in QUERY_STEMS]
+    if asking:
+        held = [(ix.term_scores(asking) > 0).any(axis=1) for ix in (lt, lc, lv)]  # type: ignore[attr-defined]
+        gone = {s for s, h in zip(asking, (held[0] | held[1] | held[2]).tolist(), strict=True) if not h}
+        stems = [s for s in stems if s not in gone]
     # Two question words a table or column name runs together count as that name's one term too; a joined
     # pair no table or column holds is dropped.
     joined = [] if "compounds" in disabled else compounds(asked)

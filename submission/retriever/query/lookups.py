@@ -29,6 +29,9 @@ QUERY_WORDS = frozenset(
     smallest biggest greatest higher lower larger smaller bigger greater two three four five times named
     called""".split()
 )
+#: The query words as terms: dropped from a question's terms where no table, column or value of the catalog holds
+#: them ("many", "different", "sorted"), so that what the catalog does not explain is the user's own words.
+QUERY_STEMS = frozenset(stem(w) for w in QUERY_WORDS)
 #: Most words one question embeds alone: each costs its own few tokens in the encoder (six added 3.5 ms to a
 #: question's 5.3 on ONNX Runtime).
 MAX_WORDS = 10
