@@ -74,6 +74,9 @@ def test_tokenize_drops_stop_words_and_keeps_command_words() -> None:
     ("What is the phone number of the customer?", ["phone", "number", "custom"]),
     ("Show the room number and the count of beds", ["room", "number", "bed"]),
     ("What is the player's name? And the players' teams?", ["player", "name", "player", "team"]),
+    # BIRD's requests: "Calculate", "Provide", "Indicate" command; "indicators" is a table's word.
+    ("Calculate the share of indicators. Please provide the names and indicate the year.",
+     ["share", "indic", "name", "year"]),
 ])
 def test_command_words_command_only_at_a_clause_start_or_after_a_lead_word(question: str, terms: list[str]) -> None:
     assert tokenize(drop_commands(question)) == terms

@@ -23,7 +23,8 @@ STOPWORDS = frozenset(
 )
 #: The verbs a request is made with: scaffolding where they command ("List the names", "and show their
 #: ages"), the schema's own words where they name something ("the movie list", "TV shows", "the return date").
-COMMANDS = frozenset("show list give find return tell display get count".split())
+COMMANDS = frozenset("show list give find return tell display get count calculate compute provide indicate mention "
+                     "identify describe specify determine write enumerate".split())
 #: "number" asks for a count where "of" follows it after an article or a word of quantity ("the number of
 #: employees", "total number of"); elsewhere it is the schema's word ("phone number", "the room number").
 _COUNT_LEADS = frozenset("the a an total average avg maximum max minimum min largest smallest greatest highest "

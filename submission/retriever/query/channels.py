@@ -22,6 +22,7 @@ from ..index.text import drop_commands, stem, tokenize, words
 from .evidence import Evidence
 from .fusion import rrf
 from .lookups import (
+    QUERY_STEMS,
     compounds,
     corrections,
     embedded_words,
@@ -30,7 +31,6 @@ from .lookups import (
     name_hits,
     person_terms,
     related_hits,
-    QUERY_STEMS,
 )
 
 
