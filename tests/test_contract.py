@@ -434,6 +434,6 @@ def test_rrf_k_setting_reaches_the_server(built_index: Path, tmp_path: Path) -> 
         finally:
             s.close(GUARD_S)
 
-    default, again, flat = answers(None), answers("60"), answers("1000")
+    default, again, flat = answers(None), answers("60"), answers("1")
     assert default == again
     assert default != flat
