@@ -68,7 +68,7 @@ def test_tokenize_drops_stop_words_and_keeps_command_words() -> None:
     ("What is the return date, and find the TV show titles", ["return", "date", "tv", "show", "titl"]),
     ("Can you display the list_id of each list?", ["list", "id", "list"]),
     ("Give me a list of the names of all shows", ["name", "show"]),
-    # "Count" and "the number of" ask for a count; "the room number" and "the count" name a column.
+    # "Count", "the count of" and "the number of" ask for a count; "the room number" names a column.
     ("Count the number of employees", ["employe"]),
     ("What is the total number of singers?", ["total", "singer"]),
     ("What is the phone number of the customer?", ["phone", "number", "custom"]),

@@ -126,24 +126,24 @@ def gather(
     fixes = {} if spelling is None or "spelling" in disabled else corrections(question, spelling)
     stems = [fixes.get(s, s) for s in stems]
     lt, lc, lg, lv = (lexical[n] for n in ("tables", "columns", "groups", "values"))
-    asking = [s for s in dict.fromkeys(stems) if s in QUERY_STEMS]
-    if asking:
-        held = [(ix.term_scores(asking) > 0).any(axis=1) for ix in (lt, lc, lv)]  # type: ignore[attr-defined]
-        gone = {s for s, h in zip(asking, (held[0] | held[1] | held[2]).tolist(), strict=True) if not h}
-        stems = [s for s in stems if s not in gone]
-    # Two question words a table or column name runs together count as that name's one term too; a joined
-    # pair no table or column holds is dropped.
+    # Two question words a table or column name runs together count as that name's one term too.
     joined = [] if "compounds" in disabled else compounds(asked)
     terms = list(dict.fromkeys(stems + joined))
     tab = lt.term_scores(terms)  # type: ignore[attr-defined]
     col = lc.term_scores(terms)  # type: ignore[attr-defined]
-    if joined:
-        plain = set(stems)
-        keep = np.asarray([t in plain for t in terms]) | (tab > 0).any(axis=1) | (col > 0).any(axis=1)
-        terms, tab, col = [t for t, k in zip(terms, keep.tolist(), strict=True) if k], tab[keep], col[keep]
-        kept = set(terms)
-        joined = [j for j in joined if j in kept]
     val = lv.term_scores(terms)  # type: ignore[attr-defined]
+    # What no table or column holds is no term where it is a joined pair, nor where it is a query word that
+    # no value holds either ("many", "different"): it would only count as the question's unexplained share.
+    schema = (tab > 0).any(axis=1) | (col > 0).any(axis=1)
+    anywhere = (schema | (val > 0).any(axis=1)).tolist()
+    plain = set(stems)
+    keep = np.asarray([(t in plain and (a or t not in QUERY_STEMS)) or (t not in plain and h)
+                       for t, a, h in zip(terms, anywhere, schema.tolist(), strict=True)], dtype=np.bool_)
+    if not keep.all():
+        terms = [t for t, k in zip(terms, keep.tolist(), strict=True) if k]
+        tab, col, val = tab[keep], col[keep], val[keep]
+        kept = set(terms)
+        stems, joined = [s for s in stems if s in kept], [j for j in joined if j in kept]
     grp = lg.term_scores(terms)  # type: ignore[attr-defined]
     idf = lt.idf(terms)  # type: ignore[attr-defined]
     scores: dict[str, np.ndarray] = {
