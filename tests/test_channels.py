@@ -7,6 +7,7 @@ arithmetic.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -113,6 +114,18 @@ def test_query_words_no_document_holds_are_no_terms(channels: Channels) -> None:
     # the question's unexplained share. "order" and "amount" are query words too, but the schema's here.
     ev = channels.evidence("How many different customers? Sort by the total amount of each order.", QV, rrf_k=60)
     assert ev.terms == ["custom", "amount", "order"]
+
+
+def test_a_verb_counts_as_related_to_the_noun_made_from_it(channels: Channels) -> None:
+    # As if WordNet made "customer" from "purchase": the tables holding the noun (customer, and orders by its
+    # customer_id) hold the verb as a related word, which table relevance reads; the switch turns it off.
+    derived = Channels(dataclasses.replace(channels.index, derived={"purchas": ["custom"]}))
+    ev = derived.evidence("Who purchased the Red Panda?", QV, rrf_k=60)
+    row = ev.terms.index("purchas")
+    assert ev.related()[row].tolist() == [True, True, False]
+    assert not derived.evidence("Who purchased the Red Panda?", QV, rrf_k=60, disabled=frozenset({"derived"})
+                                ).related().any()
+    assert not channels.evidence("Who purchased the Red Panda?", QV, rrf_k=60).related().any()
 
 
 def test_fused_ranks_by_hand_and_switches_by_registry_name(channels: Channels) -> None:

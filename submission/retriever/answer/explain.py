@@ -101,8 +101,8 @@ LEGEND = (
     ("hedge/fill", "the table serves no plan inside the answer: it fills a free slot or hedges on a "
                    "less likely database"),
     ("terms / values", "question terms found in the table's schema text / only in its sample values"),
-    ("related words for", "question terms no table holds whose WordNet relatives are words of this table "
-                          "(vocalists -> singer)"),
+    ("related words for", "question terms this table does not hold whose WordNet relatives, or the nouns they "
+                          "are made from, are words of this table (vocalists -> singer, acted -> actor)"),
     ("a column for the kind of", "names in the question that WordNet knows as things of a kind this table has "
                                  "a word for (Finland -> country)"),
     ("words like its own for", "question words this table does not hold whose embedding, alone, is among the "

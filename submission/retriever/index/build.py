@@ -75,7 +75,7 @@ def build_index(
         np.save(tmp / "named_tables.npy", named_tables(catalog))
         wordnet = thesaurus.wordnet_dir()
         nouns = thesaurus.WordNet(wordnet) if wordnet is not None else None  # read once: 0.4 s
-        related, instances = thesaurus.build_maps(catalog, nouns)
+        related, instances, derived = thesaurus.build_maps(catalog, nouns)
         people = People.from_dir(names_dir())
         _write_json(tmp / PEOPLE_FILE, people.as_json())
         np.save(tmp / PERSON_TABLES_FILE, person_tables(catalog, nouns))
@@ -83,6 +83,7 @@ def build_index(
             log("build: census names (package names==0.3.0) not installed; no question names a person")
         _write_json(tmp / "related_words.json", related)
         _write_json(tmp / "instance_words.json", instances)
+        _write_json(tmp / thesaurus.DERIVED_FILE, derived)
         spelling = build_spelling(thesaurus.schema_words(catalog), wordnet)
         _write_json(tmp / SPELLING_FILE, spelling.as_json())
         if wordnet is None:
@@ -106,7 +107,8 @@ def build_index(
                        "warnings": len(catalog.warnings)},
             "channels": channels,
             "related_words": {"source": "WordNet 3.0" if wordnet is not None else None, "keys": len(related),
-                              "instance_keys": len(instances), "spelling_targets": len(spelling.targets),
+                              "instance_keys": len(instances), "derived_keys": len(derived),
+                              "spelling_targets": len(spelling.targets),
                               "spelling_real_words": len(spelling.words)},
             "people": {"source": "US census 1990 (names==0.3.0)" if people.first else None,
                        "first_names": len(people.first), "last_names": len(people.last)},

@@ -70,6 +70,8 @@ LEXICAL = (
             None, "instances", None, ()),
     Channel("lexical", "compounds", "two question words a schema name runs together ('care plan', `careplans`)",
             None, "compounds", None, ()),
+    Channel("lexical", "derived", "schema nouns a question's verbs and adjectives are made from ('acted', `actor`; "
+            "WordNet; features only)", None, "derived", None, ()),
     Channel("lexical", "spelling", "a misspelt question word read as the schema word one edit away ('salaray')",
             None, "spelling", None, ()),
     Channel("lexical", "people", "a person's name in the question (census names) for the tables of people "

@@ -20,6 +20,7 @@ from .lexical import LexicalIndex
 from .links import Links, relationship_links
 from .people import PEOPLE_FILE, PERSON_TABLES_FILE, People
 from .spelling import SPELLING_FILE, Spelling
+from .thesaurus import DERIVED_FILE
 
 FORMAT_VERSION = 10
 #: Column types, descriptions and sample values for prompt output; read on demand, not at startup.
@@ -59,6 +60,8 @@ class Index:
     related: dict[str, list[str]] = field(default_factory=dict)
     #: Name stem n-gram -> schema stems of what it is an instance of (thesaurus.instance_words).
     instances: dict[str, list[str]] = field(default_factory=dict)
+    #: Question stem -> schema stems of the nouns its verb or adjective is made from (thesaurus.derived_words).
+    derived: dict[str, list[str]] = field(default_factory=dict)
     #: Schema stems a misspelt question word may stand for, and the real words next to them (index/spelling.py).
     spelling: Spelling = field(default_factory=Spelling)
     #: Census names that tell a person in a question, and the tables that hold people (index/people.py).
@@ -181,6 +184,8 @@ def _load_index(index_dir: Path) -> Index:
         named = np.load(index_dir / "named_tables.npy", allow_pickle=False)
         related = json.loads((index_dir / "related_words.json").read_text(encoding="utf-8"))
         instances = json.loads((index_dir / "instance_words.json").read_text(encoding="utf-8"))
+        derived_path = index_dir / DERIVED_FILE  # an index built before it derives nothing
+        derived = (json.loads(derived_path.read_text(encoding="utf-8")) if derived_path.is_file() else {})
         spelling_path = index_dir / SPELLING_FILE  # an index built before it corrects nothing
         spelling = (Spelling.from_json(json.loads(spelling_path.read_text(encoding="utf-8")))
                     if spelling_path.is_file() else Spelling())
@@ -215,7 +220,7 @@ def _load_index(index_dir: Path) -> Index:
         raise BadIndexError(f"index in {str(index_dir)!r} has name stems that do not match its catalog; rebuild it")
     return Index(catalog, manifest, lexical, column_table, table_group, groups, value_phrases,
                  relationship_links(catalog), table_stems, group_stems, dense, multi, named, dense_done, related,
-                 instances, spelling, people, persons)
+                 instances, derived, spelling, people, persons)
 
 
 def _split_done(ch: str, done: np.ndarray, counts: Mapping[str, int],

@@ -36,6 +36,11 @@ _INFLECTIONS = (("s", ("",)), ("es", ("", "e")), ("ies", ("y",)), ("ed", ("", "e
 INSTANCE_SENSES = 2
 INSTANCE_DEPTH = 2
 INSTANCE_CAP = 2000
+#: Where an index keeps the derived words (the related words and instances have their own files).
+DERIVED_FILE = "derived_words.json"
+#: Senses of a schema noun whose verbs (WordNet's derivationally related forms) and adjectives (pertainyms)
+#: count: "acted" for `actor`, "musical" for `music`.
+DERIVED_SENSES = 2
 _HYPERNYM = ("@", "@i")
 _HYPONYM = ("~", "~i")
 
@@ -65,6 +70,12 @@ class WordNet:
                 self.other_senses[p[0]] = max(self.other_senses.get(p[0], 0), int(p[2]))
             for form, base in _exceptions(root / f"{pos}.exc"):
                 self.other_exceptions.setdefault(form, base)
+        #: Verb -> its irregular forms ("teach" -> "taught"), which share no stem with it.
+        self.verb_forms: dict[str, list[str]] = {}
+        for form, base in _exceptions(root / "verb.exc"):
+            self.verb_forms.setdefault(base, []).append(form)
+        verbs = root / "data.verb"
+        self._verbs = verbs.read_bytes().replace(b"\r\n", b"\n") if verbs.is_file() else b""
         # The offsets count LF line ends; some copies of the files (this package's among them) have CRLF.
         self._data = (root / "data.noun").read_bytes().replace(b"\r\n", b"\n")
         self._synsets: dict[int, tuple[list[str], list[tuple[str, int]]]] = {}
@@ -82,6 +93,13 @@ class WordNet:
                 bases.update(lemma[:-len(suffix)] + add for add in cuts)
         other = max((self.other_senses.get(b, 0) for b in bases if b), default=0)
         return other > len(self.senses.get(lemma, []))
+
+    def mostly_another_verbs(self, form: str, verb: str) -> bool:
+        """Whether the form is the irregular form of a verb with more senses than this one: "found" is the
+        past of find (16 senses) before it is the verb found (3); "rent" is the verb rent (4) before the past
+        of rend (1)."""
+        other = self.other_exceptions.get(form, verb)
+        return other != verb and self.other_senses.get(other, 0) > self.other_senses.get(verb, 0)
 
     def synset(self, offset: int) -> tuple[list[str], list[tuple[str, int]]]:
         """(lemmas, noun pointers as (symbol, offset)) of the synset at this byte offset of data.noun."""
@@ -124,6 +142,22 @@ class WordNet:
         out.discard(lemma)
         return out
 
+    def derived_forms(self, lemma: str) -> list[str]:
+        """The verbs and adjectives of the word's first senses spelt from its start ("act" of actor, "teach" of
+        teacher, "musical" of music; not "manage" of director): what a question says where the schema has the
+        noun."""
+        out: dict[str, None] = {}
+        for offset in self.senses.get(lemma, [])[:DERIVED_SENSES]:
+            end = self._data.index(b"\n", offset)
+            parts = self._data[offset:end].decode("latin-1").split(" | ")[0].split()
+            p = 4 + 2 * int(parts[3], 16)
+            for i in range(int(parts[p])):
+                sym, target, pos = parts[p + 1 + 4 * i], int(parts[p + 2 + 4 * i]), parts[p + 3 + 4 * i]
+                if sym == "+" and pos == "v" and self._verbs:
+                    out.update(dict.fromkeys(v for v in _lemmas(self._verbs, target) if _shares_start(v, lemma)))
+            out.update(dict.fromkeys(a for a in self.adjectives.get(offset, []) if _shares_start(a, lemma)))
+        return list(out)
+
     def instance_names(self) -> list[str]:
         """Every named instance WordNet lists, of any kind ("Detroit River" as well as Detroit)."""
         out: dict[str, None] = {}
@@ -154,6 +188,21 @@ class WordNet:
                 return []
             frontier = nxt
         return list(out)
+
+
+def _lemmas(data: bytes, offset: int) -> list[str]:
+    """The lemmas of the synset at this byte offset of a data file."""
+    parts = data[offset:data.index(b"\n", offset)].decode("latin-1").split()
+    return [parts[4 + 2 * i].lower() for i in range(int(parts[3], 16))]
+
+
+def _shares_start(word: str, noun: str) -> bool:
+    """Whether the two are spelt alike: the same first letters, all but the shorter one's last two (at least
+    three): "compete" and competitor, "pay" and payment, "graduate" and grad."""
+    if "_" in word or word == noun:
+        return False
+    k = max(3, min(len(word), len(noun)) - 2)
+    return noun[:k] == word[:k]
 
 
 def _pertainyms(path: Path) -> list[tuple[list[str], int]]:
@@ -263,12 +312,35 @@ def instance_words(names: Iterable[list[str]], wordnet: WordNet) -> dict[str, li
     return {k: sorted(v) for k, v in sorted(targets.items())}
 
 
-def build_maps(catalog: Catalog, wordnet: WordNet | None) -> tuple[dict[str, list[str]], dict[str, list[str]]]:
-    """The index's related-word and instance maps; empty without WordNet."""
+def derived_words(names: Iterable[list[str]], wordnet: WordNet) -> dict[str, list[str]]:
+    """Question stem -> the schema stems of the nouns its verb or adjective is made from ("act", "acted" ->
+    `actor`; "taught" -> `teacher`; "musical" -> `music`): users ask with the verb ("films Penelope Guiness
+    acted in") where the schema has the noun."""
+    targets: dict[str, set[str]] = {}
+    for lemma, stems in _schema_lemmas(names, wordnet):
+        if "_" in lemma:
+            continue
+        for word in wordnet.derived_forms(lemma):
+            for form in (word, *wordnet.verb_forms.get(word, ())):
+                if wordnet.mostly_another_verbs(form, word):  # "found" is find's more than it is found's
+                    continue
+                key = stem(form)
+                if key not in stems:
+                    targets.setdefault(key, set()).update(stems)
+    return {k: sorted(v) for k, v in sorted(targets.items())}
+
+
+#: The thesaurus's maps an index holds: related words, instances, derived words (question stem n-gram ->
+#: schema stems each).
+Maps = tuple[dict[str, list[str]], dict[str, list[str]], dict[str, list[str]]]
+
+
+def build_maps(catalog: Catalog, wordnet: WordNet | None) -> Maps:
+    """The index's related-word, instance and derived-word maps; empty without WordNet."""
     if wordnet is None:
-        return {}, {}
+        return {}, {}, {}
     names = schema_words(catalog)
-    return related_words(names, wordnet), instance_words(names, wordnet)
+    return related_words(names, wordnet), instance_words(names, wordnet), derived_words(names, wordnet)
 
 
 def lookup(stems: Sequence[str], related: Mapping[str, Sequence[str]],

@@ -117,6 +117,7 @@ def gather(
     spelling: Spelling | None = None,
     word_tables: Mapping[str, np.ndarray] | None = None,
     people: People | None = None,
+    derived: Mapping[str, Sequence[str]] | None = None,
 ) -> Evidence:
     """Run the lexical channels and combine them with precomputed dense scores (table, column, group)."""
     # The words a request is made with ("List ...", "and show ...") are no terms; elsewhere they are.
@@ -154,6 +155,10 @@ def gather(
     rel = np.zeros(tab.shape, dtype=np.bool_)
     if related and "related" not in disabled:
         rel = related_hits(stems, terms, related, lt, (tab > 0) | (val > 0))
+    # A verb or adjective is related to the schema's noun it is made from ("acted" to `actor`, "musical" to
+    # `music`): for table relevance, and for routing where no table holds the word itself.
+    if derived and "derived" not in disabled:
+        rel |= related_hits(stems, terms, derived, lt, (tab > 0) | (val > 0))
     entity = entity_terms(question, terms)
     inst = np.zeros(tab.shape, dtype=np.bool_)
     if instances and "instances" not in disabled and entity.any():
@@ -275,4 +280,4 @@ class Channels:
                       disabled=disabled, table_channels=late, related=self.index.related,
                       instances=self.index.instances, name_columns=name_columns, spelling=self.index.spelling,
                       word_tables=None if word_tables is None else dict(zip(content, word_tables, strict=True)),
-                      people=self.index.people)
+                      people=self.index.people, derived=self.index.derived)
