@@ -368,8 +368,8 @@ def evidence_digest() -> str:
     """Evidence depends on these sources only: a cached evidence file is reused while they are unchanged."""
     return _digest(("query/channels.py", "query/evidence.py", "query/lookups.py", "index/registry.py",
                     "index/documents.py", "index/text.py", "query/fusion.py", "index/lexical.py", "index/thesaurus.py",
-                    "index/spelling.py", "embedders/minilm.py", "embedders/onnx_graph.py", "runtime.py",
-                    "backends/stage1.py", "index/people.py"))
+                    "index/wordnet.py", "index/spelling.py", "embedders/minilm.py", "embedders/onnx_graph.py",
+                    "runtime.py", "backends/stage1.py", "index/people.py"))
 
 
 def index_digest(index_dir: Path) -> str:
@@ -384,7 +384,7 @@ def code_digest() -> str:
     return _digest(("query/channels.py", "query/evidence.py", "query/lookups.py", "index/registry.py",
                     "query/features.py", "query/plans.py", "query/relevance.py", "query/planner.py", "query/model.py",
                     "index/documents.py", "index/text.py", "query/fusion.py", "index/lexical.py", "index/thesaurus.py",
-                    "index/spelling.py", "index/links.py", "index/people.py"))
+                    "index/wordnet.py", "index/spelling.py", "index/links.py", "index/people.py"))
 
 
 def _digest(names: Sequence[str]) -> str:

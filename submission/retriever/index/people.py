@@ -22,7 +22,7 @@ import numpy as np
 
 from .catalog import Catalog
 from .text import split_identifier, tokenize
-from .thesaurus import WordNet
+from .wordnet import WordNet
 
 PEOPLE_FILE = "person_names.json"
 PERSON_TABLES_FILE = "person_tables.npy"

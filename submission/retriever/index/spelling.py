@@ -18,7 +18,7 @@ from pathlib import Path
 
 from .text import stem
 from .text import stems as stems_of
-from .thesaurus import lexicon_words
+from .wordnet import lexicon_words
 
 SPELLING_FILE = "spelling.json"
 #: Shorter words are too close to too many others ("cound": count, round, sound) to guess.

