@@ -152,7 +152,7 @@ model_dir = find_model_dir()
 assert model_dir is not None and model_dir.resolve().is_relative_to(vendor.resolve()), model_dir
 v = MiniLM(model_dir).embed(["which singers are older than 30"], "query")
 assert v.shape == (1, 384) and abs(float((v * v).sum()) - 1.0) < 1e-3, v.shape
-from retriever.index.thesaurus import wordnet_dir
+from retriever.index.wordnet import wordnet_dir
 assert wordnet_dir() is not None and wordnet_dir().resolve().is_relative_to(vendor.resolve()), wordnet_dir()
 from _check import bundle_problem
 assert bundle_problem(vendor.parent) is None, bundle_problem(vendor.parent)
