@@ -2,10 +2,11 @@
 
 A user says "musicians" or "vocalists" where the schema says `singer`, "arena" where it says `stadium`.
 For every word of a table or column name (and two-word names WordNet knows, `zip_code`), the synonyms of
-its first senses and one level of broader and narrower terms map back to the schema word's stem. The map
-(question stem n-gram -> schema stems) goes into the index, so search only looks up the question's stem
-n-grams and never reads WordNet (index/wordnet.py reads it); without it the maps are empty and the channels
-score nothing.
+its first senses and one level of broader and narrower terms map back to the schema word's stem. Two more
+maps come from the same words: the named instances of their kind ("Finland" -> `country`) and the verbs and
+adjectives their nouns are made from ("acted" -> `actor`). The maps (question stem n-gram -> schema stems)
+go into the index, so search only looks up the question's stem n-grams and never reads WordNet
+(index/wordnet.py reads it); without it the maps are empty and the channels score nothing.
 """
 
 from __future__ import annotations
@@ -87,8 +88,9 @@ def instance_words(names: Iterable[list[str]], wordnet: WordNet) -> dict[str, li
 
 def derived_words(names: Iterable[list[str]], wordnet: WordNet) -> dict[str, list[str]]:
     """Question stem -> the schema stems of the nouns its verb or adjective is made from ("act", "acted" ->
-    `actor`; "taught" -> `teacher`; "musical" -> `music`): users ask with the verb ("films Penelope Guiness
-    acted in") where the schema has the noun."""
+    `actor`; "taught" -> `teacher`; "financial" -> `finance`): users ask with the verb ("films Penelope
+    Guiness acted in") where the schema has the noun. A form that stems as the noun does ("published",
+    `publisher`) needs no key."""
     targets: dict[str, set[str]] = {}
     for lemma, stems in _schema_lemmas(names, wordnet):
         if "_" in lemma:

@@ -29,7 +29,7 @@ INSTANCE_SENSES = 2
 INSTANCE_DEPTH = 2
 INSTANCE_CAP = 2000
 #: Senses of a schema noun whose verbs (WordNet's derivationally related forms) and adjectives (pertainyms)
-#: count: "acted" for `actor`, "musical" for `music`.
+#: count: "acted" for `actor`, "financial" for `finance`.
 DERIVED_SENSES = 2
 _HYPERNYM = ("@", "@i")
 _HYPONYM = ("~", "~i")
@@ -134,8 +134,8 @@ class WordNet:
 
     def derived_forms(self, lemma: str) -> list[str]:
         """The verbs and adjectives of the word's first senses spelt from its start ("act" of actor, "teach" of
-        teacher, "musical" of music; not "manage" of director): what a question says where the schema has the
-        noun."""
+        teacher, "financial" of finance; not "manage" of director): what a question says where the schema has
+        the noun."""
         out: dict[str, None] = {}
         for offset in self.senses.get(lemma, [])[:DERIVED_SENSES]:
             end = self._data.index(b"\n", offset)
