@@ -168,7 +168,7 @@ def test_derived_words_lend_the_noun_to_the_verb_for_tables_without_it() -> None
     tables = LexicalIndex.build([["teacher", "name"], ["cours"], ["teach"]])
     stems = ["taught", "cours"]
     direct = tables.term_scores(stems) > 0
-    hit = related_hits(stems, stems, {"taught": ["teacher"], "teach": ["teacher"]}, tables, direct)
+    hit = related_hits(stems, stems, [{"taught": ["teacher"], "teach": ["teacher"]}], tables, direct)
     assert hit.tolist() == [[True, False, False], [False, False, False]]
 
 
@@ -183,7 +183,7 @@ def test_related_hits_skip_tables_that_hold_the_word_itself() -> None:
     stems = ["vocalist", "music", "perform"]
     terms = stems
     direct = tables.term_scores(terms) > 0
-    hit = related_hits(stems, terms, {"vocalist": ["singer"], "music perform": ["concert"]}, tables, direct)
+    hit = related_hits(stems, terms, [{"vocalist": ["singer"], "music perform": ["concert"]}], tables, direct)
     assert hit.tolist() == [[True, False, False], [False, True, False], [False, True, False]]
 
 
@@ -192,10 +192,10 @@ def test_instance_hits_come_from_the_names_only() -> None:
     stems = ["singer", "finland"]
     direct = tables.term_scores(stems) > 0
     inst = {"finland": ["countri"]}
-    assert related_hits(stems, stems, inst, tables, direct, only={"finland"}).tolist() == [[False, False],
+    assert related_hits(stems, stems, [inst], tables, direct, only={"finland"}).tolist() == [[False, False],
                                                                                        [True, False]]
     # "finland" written in lower case is no name the question gives: nothing is lent.
-    assert not related_hits(stems, stems, inst, tables, direct, only=set()).any()
+    assert not related_hits(stems, stems, [inst], tables, direct, only=set()).any()
 
 
 def test_a_name_inside_a_longer_known_name_counts_only_with_longest() -> None:
@@ -207,8 +207,8 @@ def test_a_name_inside_a_longer_known_name_counts_only_with_longest() -> None:
     tables = LexicalIndex.build([["countri"], ["year"]])
     direct = tables.term_scores(stems) > 0
     names = {"gulf", "finland"}
-    assert not related_hits(stems, stems, inst, tables, direct, only=names, longest=True).any()
-    assert related_hits(stems, stems, inst, tables, direct, only=names)[1].tolist() == [True, False]
+    assert not related_hits(stems, stems, [inst], tables, direct, only=names, longest=True).any()
+    assert related_hits(stems, stems, [inst], tables, direct, only=names)[1].tolist() == [True, False]
 
 
 def test_build_writes_the_map_and_names_its_source(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -45,7 +45,8 @@ def wordnet_dir() -> Path | None:
 
 
 class WordNet:
-    """Just the noun part of the WordNet database files: the index for lookups, the data file by offset."""
+    """The noun part of the WordNet database files (the index for lookups, the data file by offset), and of the
+    others what tells the nouns' verbs, adjectives and irregular forms."""
 
     def __init__(self, root: Path) -> None:
         self.senses = {p[0]: [int(o) for o in p[-int(p[2]):]] for p in _records(root / "index.noun")}
@@ -55,15 +56,15 @@ class WordNet:
         #: Sense counts of verbs and adjectives, and their irregular forms: which words are mostly no nouns.
         self.other_senses: dict[str, int] = {}
         self.other_exceptions: dict[str, str] = {}
+        #: Verb -> its irregular forms ("teach" -> "taught"), which share no stem with it.
+        self.verb_forms: dict[str, list[str]] = {}
         for pos in ("verb", "adj"):
             for p in _records(root / f"index.{pos}"):
                 self.other_senses[p[0]] = max(self.other_senses.get(p[0], 0), int(p[2]))
             for form, base in _exceptions(root / f"{pos}.exc"):
                 self.other_exceptions.setdefault(form, base)
-        #: Verb -> its irregular forms ("teach" -> "taught"), which share no stem with it.
-        self.verb_forms: dict[str, list[str]] = {}
-        for form, base in _exceptions(root / "verb.exc"):
-            self.verb_forms.setdefault(base, []).append(form)
+                if pos == "verb":
+                    self.verb_forms.setdefault(base, []).append(form)
         verbs = root / "data.verb"
         self._verbs = verbs.read_bytes().replace(b"\r\n", b"\n") if verbs.is_file() else b""
         # The offsets count LF line ends; some copies of the files (this package's among them) have CRLF.
@@ -95,14 +96,8 @@ class WordNet:
         """(lemmas, noun pointers as (symbol, offset)) of the synset at this byte offset of data.noun."""
         hit = self._synsets.get(offset)
         if hit is None:
-            end = self._data.index(b"\n", offset)
-            parts = self._data[offset:end].decode("latin-1").split(" | ")[0].split()
-            n = int(parts[3], 16)
-            lemmas = [parts[4 + 2 * i].lower() for i in range(n)]
-            p = 4 + 2 * n
-            ptrs = [(parts[p + 1 + 4 * i], int(parts[p + 2 + 4 * i])) for i in range(int(parts[p]))
-                    if parts[p + 3 + 4 * i] == "n"]
-            hit = self._synsets[offset] = (lemmas, ptrs)
+            lemmas, ptrs = _record(self._data, offset)
+            hit = self._synsets[offset] = (lemmas, [(sym, o) for sym, o, pos in ptrs if pos == "n"])
         return hit
 
     def lemma(self, word: str) -> str | None:
@@ -138,13 +133,9 @@ class WordNet:
         the noun."""
         out: dict[str, None] = {}
         for offset in self.senses.get(lemma, [])[:DERIVED_SENSES]:
-            end = self._data.index(b"\n", offset)
-            parts = self._data[offset:end].decode("latin-1").split(" | ")[0].split()
-            p = 4 + 2 * int(parts[3], 16)
-            for i in range(int(parts[p])):
-                sym, target, pos = parts[p + 1 + 4 * i], int(parts[p + 2 + 4 * i]), parts[p + 3 + 4 * i]
+            for sym, target, pos in _record(self._data, offset)[1]:
                 if sym == "+" and pos == "v" and self._verbs:
-                    out.update(dict.fromkeys(v for v in _lemmas(self._verbs, target) if _shares_start(v, lemma)))
+                    out.update(dict.fromkeys(v for v in _record(self._verbs, target)[0] if _shares_start(v, lemma)))
             out.update(dict.fromkeys(a for a in self.adjectives.get(offset, []) if _shares_start(a, lemma)))
         return list(out)
 
@@ -180,10 +171,13 @@ class WordNet:
         return list(out)
 
 
-def _lemmas(data: bytes, offset: int) -> list[str]:
-    """The lemmas of the synset at this byte offset of a data file."""
-    parts = data[offset:data.index(b"\n", offset)].decode("latin-1").split()
-    return [parts[4 + 2 * i].lower() for i in range(int(parts[3], 16))]
+def _record(data: bytes, offset: int) -> tuple[list[str], list[tuple[str, int, str]]]:
+    """(lemmas, pointers as (symbol, offset, part of speech)) of the synset at this byte offset of a data file."""
+    parts = data[offset:data.index(b"\n", offset)].decode("latin-1").split(" | ")[0].split()
+    n = int(parts[3], 16)
+    p = 4 + 2 * n
+    return ([parts[4 + 2 * i].lower() for i in range(n)],
+            [(parts[p + 1 + 4 * i], int(parts[p + 2 + 4 * i]), parts[p + 3 + 4 * i]) for i in range(int(parts[p]))])
 
 
 def _shares_start(word: str, noun: str) -> bool:

@@ -152,19 +152,16 @@ def gather(
         "bm25_columns": column_max(col.sum(axis=0), layout),
         "values": val.sum(axis=0),
     }
-    rel = np.zeros(tab.shape, dtype=np.bool_)
-    if related and "related" not in disabled:
-        rel = related_hits(stems, terms, related, lt, (tab > 0) | (val > 0))
-    # A verb or adjective is related to the schema's noun it is made from ("acted" to `actor`, "musical" to
-    # `music`): for table relevance, and for routing where no table holds the word itself.
-    if derived and "derived" not in disabled:
-        rel |= related_hits(stems, terms, derived, lt, (tab > 0) | (val > 0))
+    direct = (tab > 0) | (val > 0)
+    # WordNet's relatives of schema words, and the verbs and adjectives schema nouns are made from ("acted" to
+    # `actor`, "financial" to `finance`): for table relevance, and for routing where no table holds the word.
+    maps = [m for m, switch in ((related, "related"), (derived, "derived")) if m and switch not in disabled]
+    rel = related_hits(stems, terms, maps, lt, direct)
     entity = entity_terms(question, terms)
     inst = np.zeros(tab.shape, dtype=np.bool_)
     if instances and "instances" not in disabled and entity.any():
         named = {t for t, e in zip(terms, entity.tolist(), strict=True) if e}
-        inst = related_hits(stems, terms, instances, lt, (tab > 0) | (val > 0), only=named,
-                            longest=True)
+        inst = related_hits(stems, terms, [instances], lt, direct, only=named, longest=True)
     group_dense: dict[str, np.ndarray] = {}
     for name, (t_s, c_s, g_s) in dense_scores.items():
         t_key, c_key = registry.dense(name).evidence_keys

@@ -131,13 +131,14 @@ def name_hits(stems: set[str], index: Mapping[str, np.ndarray], lengths: np.ndar
     return out / np.maximum(lengths, 1.0)
 
 
-def related_hits(stems: Sequence[str], terms: Sequence[str], related: Mapping[str, Sequence[str]],
+def related_hits(stems: Sequence[str], terms: Sequence[str], maps: Sequence[Mapping[str, Sequence[str]]],
                  tables: object, direct: np.ndarray, only: set[str] | None = None,
                  longest: bool = False) -> np.ndarray:
-    """(terms, tables): tables holding a schema word related to the term, where the term itself is not; with
-    `only`, just the n-grams made of those terms; with `longest`, no n-gram inside a longer key."""
+    """(terms, tables): tables holding a schema word one of the maps relates to the term, where the term itself
+    is not (the maps' schema words are looked up in one pass); with `only`, just the n-grams made of those
+    terms; with `longest`, no n-gram inside a longer key of its map."""
     out = np.zeros(direct.shape, dtype=np.bool_)
-    found = thesaurus.lookup(list(stems), related, longest)
+    found = [f for m in maps for f in thesaurus.lookup(list(stems), m, longest)]
     if only is not None:
         found = [f for f in found if only.issuperset(stems[f[0]:f[1]])]
     if not found:
