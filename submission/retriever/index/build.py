@@ -81,8 +81,8 @@ def build_index(
         np.save(tmp / PERSON_TABLES_FILE, person_tables(catalog, nouns))
         if not people.first:
             log("build: census names (package names==0.3.0) not installed; no question names a person")
-        _write_json(tmp / "related_words.json", related)
-        _write_json(tmp / "instance_words.json", instances)
+        _write_json(tmp / thesaurus.RELATED_FILE, related)
+        _write_json(tmp / thesaurus.INSTANCE_FILE, instances)
         _write_json(tmp / thesaurus.DERIVED_FILE, derived)
         spelling = build_spelling(thesaurus.schema_words(catalog), wn_root)
         _write_json(tmp / SPELLING_FILE, spelling.as_json())

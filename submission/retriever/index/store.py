@@ -20,7 +20,7 @@ from .lexical import LexicalIndex
 from .links import Links, relationship_links
 from .people import PEOPLE_FILE, PERSON_TABLES_FILE, People
 from .spelling import SPELLING_FILE, Spelling
-from .thesaurus import DERIVED_FILE
+from .thesaurus import DERIVED_FILE, INSTANCE_FILE, RELATED_FILE
 
 FORMAT_VERSION = 10
 #: Column types, descriptions and sample values for prompt output; read on demand, not at startup.
@@ -182,8 +182,8 @@ def _load_index(index_dir: Path) -> Index:
         column_table = np.load(index_dir / "column_table.npy", allow_pickle=False)
         value_phrases = json.loads((index_dir / "value_phrases.json").read_text(encoding="utf-8"))
         named = np.load(index_dir / "named_tables.npy", allow_pickle=False)
-        related = json.loads((index_dir / "related_words.json").read_text(encoding="utf-8"))
-        instances = json.loads((index_dir / "instance_words.json").read_text(encoding="utf-8"))
+        related = json.loads((index_dir / RELATED_FILE).read_text(encoding="utf-8"))
+        instances = json.loads((index_dir / INSTANCE_FILE).read_text(encoding="utf-8"))
         derived_path = index_dir / DERIVED_FILE  # an index built before it derives nothing
         derived = (json.loads(derived_path.read_text(encoding="utf-8")) if derived_path.is_file() else {})
         spelling_path = index_dir / SPELLING_FILE  # an index built before it corrects nothing

@@ -19,8 +19,8 @@ from .wordnet import WordNet
 
 #: Longest related lemma kept, in content words ("musical performance" is 2).
 MAX_KEY_STEMS = 3
-#: Where an index keeps the derived words (the related words and instances have their own files).
-DERIVED_FILE = "derived_words.json"
+#: Where an index keeps each map.
+RELATED_FILE, INSTANCE_FILE, DERIVED_FILE = "related_words.json", "instance_words.json", "derived_words.json"
 
 
 def schema_words(catalog: Catalog) -> list[list[str]]:
