@@ -190,6 +190,48 @@ def test_small_catalog_answers_every_table(tmp_path: Path) -> None:
     assert ans.joins == [_rel("g.a", "x", "g.b", "x")]
 
 
+#: A cricket database whose five tables hold nine relationships, four of them alternatives from `Match` to
+#: the same column of `Team`: more than an answer may return.
+CRICKET: dict[str, Any] = {
+    "tables": [
+        _table("cricket.Match", "match", [_col("Match_Id", NUM), _col("Team_1", NUM), _col("Team_2", NUM),
+               _col("Toss_Winner", NUM), _col("Match_Winner", NUM), _col("Venue_Id", NUM),
+               _col("Man_of_the_Match", NUM), _col("Match_Date", "time")], ["Match_Id"], []),
+        _table("cricket.Team", "team", [_col("Team_Id", NUM), _col("Team_Name")], ["Team_Id"], []),
+        _table("cricket.Player", "player", [_col("Player_Id", NUM), _col("Player_Name")], ["Player_Id"], []),
+        _table("cricket.Player_Match", "player match", [_col("Match_Id", NUM), _col("Player_Id", NUM),
+               _col("Team_Id", NUM)], ["Match_Id", "Player_Id"], []),
+        _table("cricket.Venue", "venue", [_col("Venue_Id", NUM), _col("Venue_Name")], ["Venue_Id"], []),
+    ],
+    "relationships": [
+        *(_rel("cricket.Match", c, "cricket.Team", "Team_Id")
+          for c in ("Team_1", "Team_2", "Toss_Winner", "Match_Winner")),
+        _rel("cricket.Match", "Venue_Id", "cricket.Venue", "Venue_Id"),
+        _rel("cricket.Match", "Man_of_the_Match", "cricket.Player", "Player_Id"),
+        _rel("cricket.Player_Match", "Match_Id", "cricket.Match", "Match_Id"),
+        _rel("cricket.Player_Match", "Player_Id", "cricket.Player", "Player_Id"),
+        _rel("cricket.Player_Match", "Team_Id", "cricket.Team", "Team_Id"),
+    ],
+}
+
+
+@pytest.mark.parametrize(("question", "column"), [
+    ("Which team won the toss in the match at the Eden Gardens venue?", "Toss_Winner"),
+    ("List the players of the first team in each match.", "Team_1"),
+    ("Which players played for the second team of the match?", "Team_2"),
+])
+def test_past_the_join_cap_the_alternative_the_question_says_is_answered(
+        tmp_path: Path, question: str, column: str) -> None:
+    build_index(parse_catalog(CRICKET), tmp_path / "idx", dense=None, log=lambda _m: None)
+    ans = Planner(load_index(tmp_path / "idx"), default_models()).answer(question)
+    assert len(ans.table_ids) == 5 and len(ans.joins) == 6
+    got = {(j["left_table"], j["left_column"]) for j in ans.joins}
+    assert ("cricket.Match", column) in got
+    # One alternative of four is answered before the other three, so the other pairs keep their joins.
+    team = {c for t, c in got if t == "cricket.Match"} & {"Team_1", "Team_2", "Toss_Winner", "Match_Winner"}
+    assert len(team) < 4
+
+
 def test_mini_spider_questions_in_process(mini_index: Index) -> None:
     """The attributed Spider subset: valid answers, gold plans covered, shared names kept apart."""
     planner = Planner(mini_index, default_models())

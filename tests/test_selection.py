@@ -7,7 +7,7 @@ from itertools import combinations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from retriever.query.selection import MAX_JOINS, N_TABLES, Candidate, select
+from retriever.query.selection import MAX_JOINS, N_TABLES, Candidate, JoinFacts, select
 
 #: Relationship id -> its two tables; the hand-made catalogs below use these ids for joins.
 RELS = {0: (0, 1), 1: (1, 2), 2: (10, 11), 3: (2, 3), 4: (3, 4), 5: (4, 5), 6: (5, 6), 7: (0, 6)}
@@ -63,6 +63,56 @@ def test_a_plan_counts_only_with_its_joins() -> None:
     assert abs(sel.expected - 0.9) < 1e-9
 
 
+#: Tables 0-3: four relationships from table 0 to the same column of table 1 (alternatives: `Match.Team_1`,
+#: `Team_2`, `Toss_Winner`, `Match_Winner` -> `Team.Team_Id`), one from 2 to 0, two from 3 to two columns of
+#: 1 (the parts of a composite key: `year`, `tmID`).
+ALTERNATIVES = {0: (0, 1), 1: (0, 1), 2: (0, 1), 3: (0, 1), 4: (2, 0), 5: (3, 1), 6: (3, 1)}
+TARGETS = [(0, 1, "team_id")] * 4 + [(2, 0, "match_id"), (3, 1, "year"), (3, 1, "tmid")]
+
+
+def _facts(said: dict[int, int] | None = None) -> JoinFacts:
+    return JoinFacts(TARGETS, lambda r: (said or {}).get(r, 0))
+
+
+def test_past_the_cap_alternatives_share_their_mass() -> None:
+    # Every candidate holding tables 0 and 1 holds all four alternatives, so by mass alone they would take
+    # four of the six slots and leave out a join a likelier plan needs.
+    cands = [
+        Candidate((0, 1), (0, 1, 2, 3), 0.49),
+        Candidate((0, 1, 2), (0, 1, 2, 3, 4), 0.2),
+        Candidate((1, 3), (5, 6), 0.21),
+        Candidate((4,), (), 0.1),
+    ]
+    fallback = [0, 1, 2, 3, 4]
+    by_mass = select(cands, fallback, lambda t: joins_among(t, ALTERNATIVES))
+    shared = select(cands, fallback, lambda t: joins_among(t, ALTERNATIVES), join_facts=_facts())
+    assert set(by_mass.tables) == set(shared.tables) == {0, 1, 2, 3, 4}
+    assert set(by_mass.joins) == {0, 1, 2, 3, 5, 6}
+    # The composite key's two parts each carry their plan's whole mass, one alternative of four a quarter:
+    # the plans of tables 0 and 1 are covered unless the question uses the fourth alternative.
+    assert set(shared.joins) == {4, 5, 6, 0, 1, 2}
+    assert abs(shared.expected - (0.21 + 0.1 + 0.75 * (0.49 + 0.2))) < 1e-9
+
+
+def test_past_the_cap_the_alternative_the_question_says_comes_first() -> None:
+    cands = [
+        Candidate((0, 1), (0, 1, 2, 3), 0.5),
+        Candidate((0, 1, 2), (0, 1, 2, 3, 4), 0.2),
+        Candidate((1, 3), (5, 6), 0.2),
+        Candidate((4,), (), 0.1),
+    ]
+    sel = select(cands, [0, 1, 2, 3, 4], lambda t: joins_among(t, ALTERNATIVES), join_facts=_facts({3: 1}))
+    assert sel.joins[0] == 3 and set(sel.joins) == {3, 4, 5, 6, 0, 1}
+    # The said one is 4 times as likely as each other: 4 / 7 of the plans' mass, and 1 / 7 for each of 0, 1.
+    assert abs(sel.expected - (0.2 + 0.1 + 6 / 7 * (0.5 + 0.2))) < 1e-9
+
+
+def test_under_the_cap_every_relationship_is_returned() -> None:
+    cands = [Candidate((0, 1, 2), (0, 1, 2, 3, 4), 0.9)]
+    sel = select(cands, [0, 1, 2], lambda t: joins_among(t, ALTERNATIVES), join_facts=_facts({3: 1}))
+    assert set(sel.joins) == {0, 1, 2, 3, 4} and abs(sel.expected - 0.9) < 1e-9
+
+
 def test_no_candidates_falls_back_to_the_given_order() -> None:
     sel = select([], fallback=[7, 3, 9, 1, 4, 8], joins_among=lambda t: [])
     assert sel.tables == (7, 3, 9, 1, 4) and sel.joins == () and sel.expected == 0.0
@@ -96,12 +146,21 @@ def test_any_selection_is_a_valid_answer(
     problem: tuple[list[Candidate], list[int], dict[int, tuple[int, int]]],
 ) -> None:
     cands, fallback, rels = problem
-    sel = select(cands, fallback, lambda t: joins_among(t, rels))
-    assert len(sel.tables) == min(N_TABLES, len(fallback)) == len(set(sel.tables))
-    assert set(sel.tables) <= set(fallback)
-    assert len(sel.joins) <= MAX_JOINS and len(set(sel.joins)) == len(sel.joins)
-    assert set(sel.joins) <= set(joins_among(list(sel.tables), rels))
-    assert abs(sel.expected - covered_mass(cands, set(sel.tables), set(sel.joins))) < 1e-9
+    # With join facts too: every relationship an alternative of the others from its table, said or not.
+    facts = JoinFacts([(a, b, "id") for _, (a, b) in sorted(rels.items())], lambda r: r % 2)
+    plain = select(cands, fallback, lambda t: joins_among(t, rels))
+    shared = select(cands, fallback, lambda t: joins_among(t, rels), join_facts=facts)
+    for sel in (plain, shared):
+        assert len(sel.tables) == min(N_TABLES, len(fallback)) == len(set(sel.tables))
+        assert set(sel.tables) <= set(fallback)
+        assert len(sel.joins) <= MAX_JOINS and len(set(sel.joins)) == len(sel.joins)
+        assert set(sel.joins) <= set(joins_among(list(sel.tables), rels))
+    assert abs(plain.expected - covered_mass(cands, set(plain.tables), set(plain.joins))) < 1e-9
+    # Past the cap a plan may count in part (the alternatives it uses may be answered), never more than whole.
+    inside = covered_mass(cands, set(shared.tables), {r for c in cands for r in c.joins})
+    assert covered_mass(cands, set(shared.tables), set(shared.joins)) - 1e-9 <= shared.expected <= inside + 1e-9
+    if len(joins_among(list(shared.tables), rels)) <= MAX_JOINS:
+        assert shared == plain
 
 
 @settings(max_examples=300, deadline=None, derandomize=True)

@@ -14,6 +14,7 @@ from ..config import RRF_K
 from ..index import registry
 from ..index.links import implied_links, merged
 from ..index.store import Index
+from ..index.text import stem, words
 from .channels import Channels, Evidence, Layout
 from .features import (
     CONFIDENCE_FEATURES,
@@ -29,8 +30,10 @@ from .features import (
 from .model import SoftmaxModel, softmax
 from .plans import Plan, enumerate_plans, joins_among, plan_pool
 from .relevance import TABLE_FEATURES, TableShape, table_features
-from .selection import N_TABLES, Candidate, Selection, select
+from .selection import N_TABLES, Candidate, JoinFacts, Selection, select
 
+#: Ordinal words as the digits that number alternative columns ("the first team" says `Team_1`).
+ORDINALS = {"first": "1", "second": "2", "third": "3", "fourth": "4"}
 #: Groups whose plans compete for the answer, and the probability mass after which we stop adding groups.
 MAX_GROUPS = 5
 GROUP_MASS = 0.995
@@ -114,6 +117,12 @@ class Planner:
         self.walk = merged(index.links, implied_links(index.catalog, index.links))
         persons = index.persons if index.persons.size == len(index.catalog.tables) else None
         self.shape = TableShape.from_links(self.walk, np.diff(self.layout.col_start), index.named, persons)
+        pos = {t.table_id: i for i, t in enumerate(index.catalog.tables)}
+        rels = index.catalog.relationships
+        self.join_targets = [(pos[r.left_table], pos[r.right_table], r.right_column.lower()) for r in rels]
+        #: The words of each relationship's referring column: what says which of several alternatives a
+        #: question means ("1" of `Team_1`, "toss" of `Toss_Winner`).
+        self.join_words = [frozenset(stem(w) for w in words(r.left_column)) for r in rels]
 
     @property
     def layout(self) -> Layout:
@@ -204,7 +213,9 @@ class Planner:
         fallback = [int(t) for t in np.lexsort((np.arange(ev.fused.size), -ev.fused))[: n + 5]]
         if len(fallback) < n:
             fallback = list(range(self.layout.n_tables))
-        sel = select(cands, fallback, self._joins_among, n_tables=n)
+        said = frozenset(ev.terms) | {ORDINALS[t] for t in ev.terms if t in ORDINALS}
+        facts = JoinFacts(self.join_targets, lambda r: len(self.join_words[r] & said))
+        sel = select(cands, fallback, self._joins_among, n_tables=n, join_facts=facts)
         conf = float(sel.expected)
         if self.fitted.confidence is not None:
             x = self.confidence_inputs(ev, sel.expected, int(order[0]) if gp.size else None,

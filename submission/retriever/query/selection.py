@@ -12,6 +12,8 @@ MAX_JOINS = 6
 #: Unions of up to MAX_COMBINE of the TOP_PLANS most probable plans are scored exactly.
 TOP_PLANS = 16
 MAX_COMBINE = 4
+#: How much likelier an alternative relationship is meant for each word of its column the question says.
+SAID_WEIGHT = 3.0
 
 
 @dataclass(frozen=True)
@@ -22,10 +24,23 @@ class Candidate:
 
 
 @dataclass(frozen=True)
+class JoinFacts:
+    """What tells the relationships among the chosen tables apart when more than MAX_JOINS join them."""
+
+    #: Per relationship: (referring table, referred table, referred column). Relationships from one table to
+    #: the same column are alternatives (`Match.Team_1`, `Match.Team_2` -> `Team.Team_Id`); to different
+    #: columns, parts of one composite key (`year`, `tmID`), which a plan uses together.
+    target: Sequence[tuple[int, int, str]]
+    #: Per relationship: how many words of its referring column the question says ("team 1" says `Team_1`).
+    said: Callable[[int], int]
+
+
+@dataclass(frozen=True)
 class Selection:
     tables: tuple[int, ...]
     joins: tuple[int, ...]
-    #: Summed probability of the candidate plans fully inside the answer.
+    #: Summed probability of the candidate plans fully inside the answer (past the join cap, each times the
+    #: chance that the alternatives it uses are among the answer's: JoinFacts).
     expected: float
 
 
@@ -35,6 +50,7 @@ def select(
     joins_among: Callable[[list[int]], list[int]],
     n_tables: int = N_TABLES,
     max_joins: int = MAX_JOINS,
+    join_facts: JoinFacts | None = None,
 ) -> Selection:
     """Exact search over unions of the top plans, then fill by marginal gain, then by `fallback` order.
 
@@ -66,10 +82,18 @@ def select(
         best = int(np.argmax(gains - 1e-12 * width))
     chosen = [t for t in local if int(unions[best]) & bit[t]]
     chosen = _fill(chosen, cands, fallback, n_tables)
-    joins = _pick_joins(chosen, cands, joins_among(chosen), max_joins)
+    among = joins_among(chosen)
     cset = set(chosen)
-    jset = set(joins)
-    expected = sum(c.prob for c in cands if cset.issuperset(c.tables) and jset.issuperset(c.joins))
+    inside = [c for c in cands if cset.issuperset(c.tables)]
+    if join_facts is None or len(among) <= max_joins:
+        joins = _pick_joins(inside, among, max_joins, None)
+        jset = set(joins)
+        expected = sum(c.prob for c in inside if jset.issuperset(c.joins))
+    else:
+        share = _shares(among, join_facts)
+        joins = _pick_joins(inside, among, max_joins, share)
+        jset = set(joins)
+        expected = sum(c.prob * _used_inside(c.joins, jset, share, join_facts) for c in inside)
     return Selection(tuple(chosen), tuple(joins), float(expected))
 
 
@@ -99,13 +123,42 @@ def _fill(chosen: list[int], cands: Sequence[Candidate], fallback: Sequence[int]
     return chosen
 
 
-def _pick_joins(chosen: Sequence[int], cands: Sequence[Candidate], among: list[int], max_joins: int) -> list[int]:
-    """Every relationship among the chosen tables, most plan mass first, capped at max_joins."""
-    cset = set(chosen)
+def _shares(among: list[int], facts: JoinFacts) -> dict[int, float]:
+    """Per relationship, the chance a plan holding its two tables uses it rather than one of its alternatives:
+    a candidate plan holds every relationship among its tables, a question mostly uses one of each set of
+    alternatives, the one whose column it says if any."""
+    said = {r: facts.said(r) for r in among}
+    alternatives: dict[tuple[int, int, str], list[int]] = {}
+    for r in among:
+        alternatives.setdefault(facts.target[r], []).append(r)
+    share: dict[int, float] = {}
+    for rs in alternatives.values():
+        low = min(said[r] for r in rs)
+        raw = {r: 1.0 + SAID_WEIGHT * (said[r] - low) for r in rs}
+        total = sum(raw.values())
+        share.update((r, v / total) for r, v in raw.items())
+    return share
+
+
+def _used_inside(joins: Sequence[int], jset: set[int], share: dict[int, float], facts: JoinFacts) -> float:
+    """The chance that the joins a plan uses are all answered: for each set of alternatives it holds, the share
+    of those answered."""
+    held: dict[tuple[int, int, str], float] = {}
+    for r in joins:
+        key = facts.target[r]
+        held[key] = held.get(key, 0.0) + (share[r] if r in jset else 0.0)
+    return float(np.prod(list(held.values()))) if held else 1.0
+
+
+def _pick_joins(inside: Sequence[Candidate], among: list[int], max_joins: int,
+                share: dict[int, float] | None) -> list[int]:
+    """Every relationship among the chosen tables, most plan mass first (`inside`: the plans inside them),
+    capped at max_joins; past the cap, by the mass of the plans that use it (`share`)."""
     weight = dict.fromkeys(among, 0.0)
-    for c in cands:
-        if cset.issuperset(c.tables):
-            for r in c.joins:
-                if r in weight:
-                    weight[r] += c.prob
-    return sorted(among, key=lambda r: (-weight[r], r))[:max_joins]
+    for c in inside:
+        for r in c.joins:
+            if r in weight:
+                weight[r] += c.prob
+    if share is None:
+        return sorted(among, key=lambda r: (-weight[r], r))[:max_joins]
+    return sorted(among, key=lambda r: (-weight[r] * share[r], -share[r], r))[:max_joins]
