@@ -23,7 +23,7 @@ PLAN_FEATURES = (
     "size1", "size2", "size3", "size4", "size5", "unjoined", "n_joins", "cov_all", "cov_schema",
     "name_sum", "name_out", "rel_sum", "rel_min", "rel_out", "n_bridge", "phrase_in", "phrase_out", "dense_min",
     "dense_out", "dcol_min", "dcol_out", "entity_home", "cov_related", "tab_sum", "tab_min",
-    "tab_out", "cov_instance", "words_in", "implied",
+    "tab_out", "cov_instance", "words_in", "implied", "lookup_in",
 )
 
 #: What reranks the groups whose plans compete (query/planner.py): the group model's log-probability, and how
@@ -167,7 +167,7 @@ def group_features(ev: Evidence, gi: GroupIndex) -> np.ndarray:
 
 
 def plan_features(ev: Evidence, plans: Sequence[Plan], group_members: Sequence[int], named: np.ndarray,
-                  relevance: np.ndarray) -> np.ndarray:
+                  relevance: np.ndarray, lookups: np.ndarray | None = None) -> np.ndarray:
     """(plans, PLAN_FEATURES) matrix for plans of one group whose tables are `group_members`; `named` marks
     the tables with a name or title column (where a quoted or capitalised value of the question would live);
     `relevance` is the table score of the sorted members, as log-odds below the group's best table."""
@@ -210,6 +210,13 @@ def plan_features(ev: Evidence, plans: Sequence[Plan], group_members: Sequence[i
     wz = ev.words()[:, members]
     words_in = (w64 @ _masked_max(wz, mask).clip(min=0.0) if w.size and wz.any()
                 else np.zeros(len(plans)))
+    # What no table of the group holds is often a value ("strategy games", "comedy films") of a lookup table:
+    # a small table others refer to, which no word of the question names.
+    lookup_in = np.zeros(len(plans))
+    if lookups is not None and w.size:
+        held = (hit_all | ev.related()[:, members] | ev.instances()[:, members]).any(axis=1)
+        unnamed = lookups[members] & ~hit_all.any(axis=0)
+        lookup_in = (mask & unnamed[None, :]).any(axis=1) * float(w64[~held].sum())
     feats = [
         size == 1, size == 2, size == 3, size == 4, size >= 5,
         np.fromiter((not p.connected for p in plans), dtype=np.float32, count=len(plans)),
@@ -219,6 +226,7 @@ def plan_features(ev: Evidence, plans: Sequence[Plan], group_members: Sequence[i
         phrase_out, dm_min, dm_out, dc_min, dc_out, home, cov_rel, (mask * relevance).sum(axis=1), tab_min,
         tab_out, cov_inst, words_in,
         np.fromiter((p.implied for p in plans), dtype=np.float32, count=len(plans)),
+        lookup_in,
     ]
     return np.stack([np.asarray(f, dtype=np.float32) for f in feats], axis=1)
 

@@ -117,6 +117,7 @@ class Planner:
         self.walk = merged(index.links, implied_links(index.catalog, index.links))
         persons = index.persons if index.persons.size == len(index.catalog.tables) else None
         self.shape = TableShape.from_links(self.walk, np.diff(self.layout.col_start), index.named, persons)
+        self.lookups = (np.diff(self.layout.col_start) <= 3) & (self.shape.degree > 0)
         pos = {t.table_id: i for i, t in enumerate(index.catalog.tables)}
         rels = index.catalog.relationships
         self.join_targets = [(pos[r.left_table], pos[r.right_table], r.right_column.lower()) for r in rels]
@@ -175,7 +176,7 @@ class Planner:
         """Group g's candidate plans and their features: the one place serving and training get them."""
         relevance = self.relevance(ev, g, opts)
         plans = self.candidates(ev, g, relevance)
-        return plans, plan_features(ev, plans, self.members[g], self.index.named, relevance)
+        return plans, plan_features(ev, plans, self.members[g], self.index.named, relevance, self.lookups)
 
     def answer(self, question: str, query_vectors: Mapping[str, np.ndarray] | None = None,
                opts: Options | None = None) -> Answer:
