@@ -168,6 +168,19 @@ def test_a_named_value_nobody_explains_wants_a_table_with_names() -> None:
     assert x[:, PLAN_FEATURES.index("entity_home")].tolist() == [1.0, 0.0]
 
 
+def test_a_plan_with_an_unnamed_lookup_table_explains_what_no_table_holds() -> None:
+    # Term 1 (a quarter of the weight) is held by no table of group 0: a value, of the lookup table 1 perhaps,
+    # which holds no term of the question. Table 0 holds term 0, so it is named, lookup or not.
+    plans = [Plan(0, (0,), (), True), Plan(0, (1,), (), True), Plan(0, (0, 1), (0,), True)]
+    col = PLAN_FEATURES.index("lookup_in")
+    def feature(lookups: np.ndarray | None) -> list[float]:
+        x = plan_features(_hand_evidence(), plans, [0, 1], np.asarray([True, False, False]), np.zeros(2), lookups)
+        return x[:, col].tolist()
+    assert feature(np.asarray([False, True, False])) == pytest.approx([0.0, 0.25, 0.25])
+    assert feature(np.asarray([True, False, False])) == [0.0, 0.0, 0.0]
+    assert feature(None) == [0.0, 0.0, 0.0]
+
+
 def test_related_words_count_only_for_terms_no_database_holds() -> None:
     # Three terms of equal idf: t0 is held by table 0 (group 0); t1 by no table, but table 1 (group 0) and
     # table 2 (group 1) hold a word related to it; t2 by no table, related to a word of table 2, and quoted.

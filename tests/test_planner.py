@@ -232,6 +232,16 @@ def test_past_the_join_cap_the_alternative_the_question_says_is_answered(
     assert len(team) < 4
 
 
+def test_lookup_tables_are_small_and_related(tmp_path: Path) -> None:
+    cat = {**CRICKET, "tables": [*CRICKET["tables"], _table("cricket.Notes", "notes", [_col("Note")], [], [])]}
+    build_index(parse_catalog(cat), tmp_path / "idx", dense=None, log=lambda _m: None)
+    planner = Planner(load_index(tmp_path / "idx"), default_models())
+    names = [t.name for t in planner.index.catalog.tables]
+    # Match is wide; Notes is small but related to nothing: neither is a lookup.
+    assert {n for n, k in zip(names, planner.lookups.tolist(), strict=True) if k} == {
+        "Team", "Player", "Player_Match", "Venue"}
+
+
 def test_mini_spider_questions_in_process(mini_index: Index) -> None:
     """The attributed Spider subset: valid answers, gold plans covered, shared names kept apart."""
     planner = Planner(mini_index, default_models())
