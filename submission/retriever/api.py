@@ -113,7 +113,7 @@ class Retriever:
         self.index_dir = index_dir
         #: What `search` uses when not given options: the settings' fusion constant, nothing switched off.
         self.options = options or Options()
-        self.table_pos = {t.table_id: i for i, t in enumerate(planner.index.catalog.tables)}
+        self.table_pos = planner.index.catalog.positions()
         self._details: list[list[Any]] | None = None
 
     @classmethod

@@ -63,7 +63,7 @@ def render_ddl(
         lines.append(f"-- WARNING: {_comment(warning)}")
     if details is None:
         lines.append("-- (index built without column details: types and sample values unknown; rebuild it)")
-    pos = {t.table_id: i for i, t in enumerate(catalog.tables)}
+    pos = catalog.positions()
     for t in tables:
         table = catalog.tables[t]
         types, descs, samples = details[t] if details is not None else ([], [], [])

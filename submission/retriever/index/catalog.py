@@ -58,6 +58,10 @@ class Catalog:
     warnings: tuple[str, ...] = ()
     checksum: str = ""
 
+    def positions(self) -> dict[str, int]:
+        """Table id -> its position in `tables`: how relationships, which name tables, index the arrays."""
+        return {t.table_id: i for i, t in enumerate(self.tables)}
+
 
 def to_compact(catalog: Catalog) -> dict[str, Any]:
     """What the index keeps of the catalog: rows of fields, no sample rows or column descriptions (those

@@ -29,7 +29,7 @@ def links_from(edges: Iterable[tuple[int, int, int]]) -> dict[int, dict[int, tup
 
 def relationship_links(catalog: Catalog) -> dict[int, dict[int, tuple[int, ...]]]:
     """Links between table positions, from the catalog's relationships in their order."""
-    pos = {t.table_id: i for i, t in enumerate(catalog.tables)}
+    pos = catalog.positions()
     return links_from((pos[r.left_table], pos[r.right_table], i) for i, r in enumerate(catalog.relationships))
 
 

@@ -116,9 +116,11 @@ class Planner:
         #: and table relevance reads; answers join by declared ones only.
         self.walk = merged(index.links, implied_links(index.catalog, index.links))
         persons = index.persons if index.persons.size == len(index.catalog.tables) else None
-        self.shape = TableShape.from_links(self.walk, np.diff(self.layout.col_start), index.named, persons)
-        self.lookups = (np.diff(self.layout.col_start) <= 3) & (self.shape.degree > 0)
-        pos = {t.table_id: i for i, t in enumerate(index.catalog.tables)}
+        n_columns = np.diff(self.layout.col_start)
+        self.shape = TableShape.from_links(self.walk, n_columns, index.named, persons)
+        #: Small tables others refer to, which hold a value the question gives more often than they are named.
+        self.lookups = (n_columns <= 3) & (self.shape.degree > 0)
+        pos = index.catalog.positions()
         rels = index.catalog.relationships
         self.join_targets = [(pos[r.left_table], pos[r.right_table], r.right_column.lower()) for r in rels]
         #: The words of each relationship's referring column: what says which of several alternatives a

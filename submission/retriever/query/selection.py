@@ -85,15 +85,11 @@ def select(
     among = joins_among(chosen)
     cset = set(chosen)
     inside = [c for c in cands if cset.issuperset(c.tables)]
-    if join_facts is None or len(among) <= max_joins:
-        joins = _pick_joins(inside, among, max_joins, None)
-        jset = set(joins)
-        expected = sum(c.prob for c in inside if jset.issuperset(c.joins))
-    else:
-        share = _shares(among, join_facts)
-        joins = _pick_joins(inside, among, max_joins, share)
-        jset = set(joins)
-        expected = sum(c.prob * _used_inside(c.joins, jset, share, join_facts) for c in inside)
+    share = _shares(among, join_facts) if join_facts is not None and len(among) > max_joins else None
+    joins = _pick_joins(inside, among, max_joins, share)
+    jset = set(joins)
+    targets = join_facts.target if join_facts is not None else ()
+    expected = sum(c.prob * _used_inside(c.joins, jset, share, targets) for c in inside)
     return Selection(tuple(chosen), tuple(joins), float(expected))
 
 
@@ -140,12 +136,15 @@ def _shares(among: list[int], facts: JoinFacts) -> dict[int, float]:
     return share
 
 
-def _used_inside(joins: Sequence[int], jset: set[int], share: dict[int, float], facts: JoinFacts) -> float:
-    """The chance that the joins a plan uses are all answered: for each set of alternatives it holds, the share
-    of those answered."""
+def _used_inside(joins: Sequence[int], jset: set[int], share: dict[int, float] | None,
+                 targets: Sequence[tuple[int, int, str]]) -> float:
+    """The chance that the joins a plan uses are all answered: without shares, whether all its joins are; with
+    them, for each set of alternatives it holds, the share of those answered."""
+    if share is None:
+        return float(jset.issuperset(joins))
     held: dict[tuple[int, int, str], float] = {}
     for r in joins:
-        key = facts.target[r]
+        key = targets[r]
         held[key] = held.get(key, 0.0) + (share[r] if r in jset else 0.0)
     return float(np.prod(list(held.values()))) if held else 1.0
 
