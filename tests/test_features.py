@@ -196,6 +196,31 @@ def test_related_words_count_only_for_terms_no_database_holds() -> None:
     assert x[:, PLAN_FEATURES.index("cov_related")].tolist() == pytest.approx([0.0, 1 / 3, 1 / 3])
 
 
+def test_related_words_count_for_terms_few_other_databases_hold() -> None:
+    # As above: t0 is group 0's own word and group 1 holds a relative of it; t1 no table holds; t2 is a name.
+    hit = np.asarray([[True, False, False], [False, False, False], [False, False, False]])
+    rel = np.asarray([[False, False, True], [False, True, True], [False, False, True]])
+    ev = replace(_hand_evidence(), terms=["t0", "t1", "t2"], idf=np.ones(3, dtype=np.float32), schema_hit=hit,
+                 value_hit=np.zeros_like(hit), related_hit=rel, entity=np.asarray([False, False, True]))
+    got = _by_name(group_features(ev, GroupIndex.from_table_group(np.asarray([0, 0, 1]), 2)))
+    # A user's t0 may mean group 1's relative of it (one database holds t0); group 0 holds t0 itself.
+    assert got["related_elsewhere"].tolist() == pytest.approx([1 / 3, 2 / 3])
+
+
+@pytest.mark.parametrize(("holders", "counts"), [(2, True), (3, False)])
+def test_a_term_many_databases_hold_is_their_own_word(holders: int, counts: bool) -> None:
+    # Four one-table databases; t0 is in the first `holders` of them, and database 3 holds a relative of it.
+    hit = np.asarray([[i < holders for i in range(4)]])
+    rel = np.asarray([[False, False, False, True]])
+    ev = replace(_hand_evidence(), terms=["t0"], idf=np.ones(1, dtype=np.float32), schema_hit=hit,
+                 value_hit=np.zeros_like(hit), related_hit=rel, entity=np.asarray([False]),
+                 name_match=np.zeros(4, dtype=np.float32), phrase_hits=np.zeros(4, dtype=np.float32),
+                 fused=np.ones(4, dtype=np.float32), group_bm25=np.zeros(4, dtype=np.float32),
+                 group_name_match=np.zeros(4, dtype=np.float32), scores={"bm25_tables": np.zeros(4, np.float32)})
+    got = _by_name(group_features(ev, GroupIndex.from_table_group(np.arange(4), 4)))
+    assert got["related_elsewhere"].tolist() == pytest.approx([0.0, 0.0, 0.0, 1.0 if counts else 0.0])
+
+
 def test_a_name_counts_for_the_tables_holding_a_column_for_its_kind() -> None:
     # t0 is a name ("Finland"): WordNet makes it an instance of a schema word of table 1 (group 0); t1 is no
     # name, so the instance hit table 2 would have from it counts for nothing.

@@ -17,7 +17,7 @@ GROUP_FEATURES = (
     "fused_rank", "dense_table_max", "dense_column_max", "dense_top2", "dense_rank", "dense_group",
     "dense_group_rank", "name_max", "group_name", "phrase_any", "log_size", "cov_table", "dcol_top2",
     "cov_distinct", "dense_group_unmatched", "dense_table_unmatched", "cov_related", "entity_dense",
-    "cov_instance", "dense_words", "words_fill",
+    "cov_instance", "dense_words", "words_fill", "related_elsewhere",
 )
 PLAN_FEATURES = (
     "size1", "size2", "size3", "size4", "size5", "unjoined", "n_joins", "cov_all", "cov_schema",
@@ -32,6 +32,9 @@ PLAN_FEATURES = (
 #: together, joined.
 ROUTE_FEATURES = ("group_logit", "plan_fit", "plan_best")
 PLAN_FIT_FLOOR = -5.0
+#: A term at most this many other databases hold still counts for a database that holds a relative of it
+#: (`related_elsewhere`); a term more hold is their domain's own word.
+ELSEWHERE_MAX = 2
 
 
 def route_features(group_probs: np.ndarray, plan_logits: Sequence[np.ndarray]) -> np.ndarray:
@@ -146,6 +149,10 @@ def group_features(ev: Evidence, gi: GroupIndex) -> np.ndarray:
     # elsewhere ("artist") are other things.
     foreign = (w * ((n_held == 0) & ~ev.names())).astype(np.float32)
     related = weigh(foreign, by_group[3 * k:4 * k]) if k else np.zeros(gi.size.size)
+    # The same for any term the group lacks that at most two other databases hold: a user's "vocalists" may be
+    # another database's schema word and still mean this one's `singer`.
+    rare = (w * ~ev.names() * (n_held <= ELSEWHERE_MAX)).astype(np.float32)[:, None] * (held == 0)
+    elsewhere = (rare * by_group[3 * k:4 * k]).sum(axis=0) if k else np.zeros(gi.size.size)
     # Names the question gives, embedded alone, against the columns: which database would hold them.
     entity = gi.reduce_max(standardise(ev.entity_cos)) if ev.entity_cos.size else np.zeros(gi.size.size)
     # Names WordNet knows the kind of ("Finland" is a country): the group holds a column for that kind.
@@ -162,7 +169,7 @@ def group_features(ev: Evidence, gi: GroupIndex) -> np.ndarray:
             _inv_rank(fmax), dt, dc, d2, drank, dg, dgrank, gi.reduce_max(ev.name_match), ev.group_name_match,
             (gi.reduce_max(ev.phrase_hits) > 0).astype(np.float32), np.log(gi.size.astype(np.float32)),
             gi.reduce_max(per_table), dc2, distinct, dg * unmatched, dt * unmatched, related, entity,
-            instance, words, fill]
+            instance, words, fill, elsewhere]
     return np.stack(cols, axis=1).astype(np.float32)
 
 
