@@ -181,13 +181,17 @@ def test_a_plan_with_an_unnamed_lookup_table_explains_what_no_table_holds() -> N
     assert feature(None) == [0.0, 0.0, 0.0]
 
 
-def test_related_words_count_only_for_terms_no_database_holds() -> None:
-    # Three terms of equal idf: t0 is held by table 0 (group 0); t1 by no table, but table 1 (group 0) and
-    # table 2 (group 1) hold a word related to it; t2 by no table, related to a word of table 2, and quoted.
+def _related_evidence() -> Evidence:
+    """Three terms of equal idf: t0 is held by table 0 (group 0); t1 by no table, but table 1 (group 0) and
+    table 2 (group 1) hold a word related to it; t2 by no table, related to a word of table 2, and quoted."""
     hit = np.asarray([[True, False, False], [False, False, False], [False, False, False]])
     rel = np.asarray([[False, False, True], [False, True, True], [False, False, True]])
-    ev = replace(_hand_evidence(), terms=["t0", "t1", "t2"], idf=np.ones(3, dtype=np.float32), schema_hit=hit,
-                 value_hit=np.zeros_like(hit), related_hit=rel, entity=np.asarray([False, False, True]))
+    return replace(_hand_evidence(), terms=["t0", "t1", "t2"], idf=np.ones(3, dtype=np.float32), schema_hit=hit,
+                   value_hit=np.zeros_like(hit), related_hit=rel, entity=np.asarray([False, False, True]))
+
+
+def test_related_words_count_only_for_terms_no_database_holds() -> None:
+    ev = _related_evidence()
     got = _by_name(group_features(ev, GroupIndex.from_table_group(np.asarray([0, 0, 1]), 2)))
     # t0's relatives in group 1 do not count (a database holds t0 itself); t2 is a name, not a word.
     assert got["cov_related"].tolist() == pytest.approx([1 / 3, 1 / 3])
@@ -197,12 +201,7 @@ def test_related_words_count_only_for_terms_no_database_holds() -> None:
 
 
 def test_related_words_count_for_terms_few_other_databases_hold() -> None:
-    # As above: t0 is group 0's own word and group 1 holds a relative of it; t1 no table holds; t2 is a name.
-    hit = np.asarray([[True, False, False], [False, False, False], [False, False, False]])
-    rel = np.asarray([[False, False, True], [False, True, True], [False, False, True]])
-    ev = replace(_hand_evidence(), terms=["t0", "t1", "t2"], idf=np.ones(3, dtype=np.float32), schema_hit=hit,
-                 value_hit=np.zeros_like(hit), related_hit=rel, entity=np.asarray([False, False, True]))
-    got = _by_name(group_features(ev, GroupIndex.from_table_group(np.asarray([0, 0, 1]), 2)))
+    got = _by_name(group_features(_related_evidence(), GroupIndex.from_table_group(np.asarray([0, 0, 1]), 2)))
     # A user's t0 may mean group 1's relative of it (one database holds t0); group 0 holds t0 itself.
     assert got["related_elsewhere"].tolist() == pytest.approx([1 / 3, 2 / 3])
 
