@@ -74,15 +74,16 @@ def _facts(said: dict[int, int] | None = None) -> JoinFacts:
     return JoinFacts(TARGETS, lambda r: (said or {}).get(r, 0))
 
 
+def _plans(p01: float, p012: float, p13: float) -> list[Candidate]:
+    """Candidates over ALTERNATIVES: the plans of tables 0 and 1 hold all four alternatives."""
+    return [Candidate((0, 1), (0, 1, 2, 3), p01), Candidate((0, 1, 2), (0, 1, 2, 3, 4), p012),
+            Candidate((1, 3), (5, 6), p13), Candidate((4,), (), 0.1)]
+
+
 def test_past_the_cap_alternatives_share_their_mass() -> None:
     # Every candidate holding tables 0 and 1 holds all four alternatives, so by mass alone they would take
     # four of the six slots and leave out a join a likelier plan needs.
-    cands = [
-        Candidate((0, 1), (0, 1, 2, 3), 0.49),
-        Candidate((0, 1, 2), (0, 1, 2, 3, 4), 0.2),
-        Candidate((1, 3), (5, 6), 0.21),
-        Candidate((4,), (), 0.1),
-    ]
+    cands = _plans(0.49, 0.2, 0.21)
     fallback = [0, 1, 2, 3, 4]
     by_mass = select(cands, fallback, lambda t: joins_among(t, ALTERNATIVES))
     shared = select(cands, fallback, lambda t: joins_among(t, ALTERNATIVES), join_facts=_facts())
@@ -95,13 +96,8 @@ def test_past_the_cap_alternatives_share_their_mass() -> None:
 
 
 def test_past_the_cap_the_alternative_the_question_says_comes_first() -> None:
-    cands = [
-        Candidate((0, 1), (0, 1, 2, 3), 0.5),
-        Candidate((0, 1, 2), (0, 1, 2, 3, 4), 0.2),
-        Candidate((1, 3), (5, 6), 0.2),
-        Candidate((4,), (), 0.1),
-    ]
-    sel = select(cands, [0, 1, 2, 3, 4], lambda t: joins_among(t, ALTERNATIVES), join_facts=_facts({3: 1}))
+    sel = select(_plans(0.5, 0.2, 0.2), [0, 1, 2, 3, 4], lambda t: joins_among(t, ALTERNATIVES),
+                 join_facts=_facts({3: 1}))
     assert sel.joins[0] == 3 and set(sel.joins) == {3, 4, 5, 6, 0, 1}
     # The said one is 4 times as likely as each other: 4 / 7 of the plans' mass, and 1 / 7 for each of 0, 1.
     assert abs(sel.expected - (0.2 + 0.1 + 6 / 7 * (0.5 + 0.2))) < 1e-9
