@@ -60,19 +60,17 @@ eval: $(INDEX)/manifest.json
 	$(PYTHON) -m retriever eval --index-dir $(INDEX) --queries $(QUERIES) --labels $(LABELS) $(EVAL_ARGS)
 
 # Weights are fitted on every 2nd question of Spider train, BIRD train and the reworded copies of both, never on
-# dev; `make cv` reports database-grouped 5-fold cross-validation on every 4th question of the same four sets:
+# dev; `make cv` reports database-grouped 5-fold cross-validation on every 4th question of the same four sets (TRAIN_SETS):
 # the same mix at half the density, so it trains as the shipped fit does (the share of reworded questions moves
 # both styles' coverage; twice the questions at one mix do not), and scores the reworded copies too. Also the
 # calibration table and, with ABLATE=piece, a retrained ablation. Evidence is kept in build/evcache between runs.
 BIRD      ?= ../shared/data/bird-train
-FIT_SETS   = --every 2 --set spider=build/spider,$(SPIDER)/train/queries.jsonl,$(SPIDER)/train/labels.jsonl \
+TRAIN_SETS = --set spider=build/spider,$(SPIDER)/train/queries.jsonl,$(SPIDER)/train/labels.jsonl \
              --set bird=build/bird,$(BIRD)/train/queries.jsonl,$(BIRD)/train/labels.jsonl \
              --set spider_rw=build/spider,build/spider_train_rw.jsonl,$(SPIDER)/train/labels.jsonl \
              --set bird_rw=build/bird,build/bird_reworded_all.jsonl,$(BIRD)/train/labels.jsonl
-CV_SETS    = --every 4 --set spider=build/spider,$(SPIDER)/train/queries.jsonl,$(SPIDER)/train/labels.jsonl \
-             --set bird=build/bird,$(BIRD)/train/queries.jsonl,$(BIRD)/train/labels.jsonl \
-             --set spider_rw=build/spider,build/spider_train_rw.jsonl,$(SPIDER)/train/labels.jsonl,4 \
-             --set bird_rw=build/bird,build/bird_reworded_all.jsonl,$(BIRD)/train/labels.jsonl,4
+FIT_SETS   = --every 2 $(TRAIN_SETS)
+CV_SETS    = --every 4 $(TRAIN_SETS)
 
 fit-data: install
 	bash submission/build.sh --corpus $(SPIDER)/catalog.json --index-dir build/spider

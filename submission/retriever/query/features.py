@@ -151,8 +151,8 @@ def group_features(ev: Evidence, gi: GroupIndex) -> np.ndarray:
     related = weigh(foreign, by_group[3 * k:4 * k]) if k else np.zeros(gi.size.size)
     # The same for any term the group lacks that at most ELSEWHERE_MAX other databases hold: a user's
     # "vocalists" may be another database's schema word and still mean this one's `singer`.
-    rare = (w * ~ev.names() * (n_held <= ELSEWHERE_MAX)).astype(np.float32)[:, None] * (held == 0)
-    elsewhere = (rare * by_group[3 * k:4 * k]).sum(axis=0) if k else np.zeros(gi.size.size)
+    rare = (w * (~ev.names() & (n_held <= ELSEWHERE_MAX))).astype(np.float32)
+    elsewhere = weigh(rare, by_group[3 * k:4 * k] * (held == 0)) if k else np.zeros(gi.size.size)
     # Names the question gives, embedded alone, against the columns: which database would hold them.
     entity = gi.reduce_max(standardise(ev.entity_cos)) if ev.entity_cos.size else np.zeros(gi.size.size)
     # Names WordNet knows the kind of ("Finland" is a country): the group holds a column for that kind.
