@@ -129,7 +129,10 @@ def load_set(spec: str, settings: Settings, opts: Options, every: int, cache: Pa
     lex = lexical_options(planner, opts)
     out = []
     rows = read_jsonl(queries_path)[::every]
-    key = hashlib.sha256(f"{spec}|{every}|{RUNNING[0]}|{index_digest(index_dir)}".encode()).hexdigest()[:16]
+    # The questions and labels count by their content: a reworded set made anew under the same name is
+    # other questions.
+    files = hashlib.sha256(queries_path.read_bytes() + b"\0" + labels_path.read_bytes()).hexdigest()[:16]
+    key = hashlib.sha256(f"{spec}|{every}|{RUNNING[0]}|{index_digest(index_dir)}|{files}".encode()).hexdigest()[:16]
     if cache is not None and (cache / f"{name}-{key}.pkl").exists():
         with open(cache / f"{name}-{key}.pkl", "rb") as f:  # our own file, written below
             return TrainingSet(name, planner, pickle.load(f), str(index_dir))  # noqa: S301

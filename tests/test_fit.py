@@ -100,3 +100,22 @@ def test_fitted_weights_load_and_give_a_confidence(mini_index_dir: Path, tmp_pat
     ans = planner.answer("How many singers are there?")
     assert 0.0 < ans.confidence < 1.0
 
+
+
+def test_cached_evidence_follows_the_questions(mini_index_dir: Path, tmp_path: Path) -> None:
+    """A set made anew under the same name and path (a reworded copy regenerated) is other questions: its
+    cached evidence must not be the old file's."""
+    settings = Settings(local_model=False, cache_dir=tmp_path / "cache")
+    queries = tmp_path / "queries.jsonl"
+    rows = [json.loads(line) for line in (MINI_DIR / "queries.jsonl").read_text().splitlines()]
+    queries.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    spec = f"mini={mini_index_dir},{queries},{MINI_DIR / 'labels.jsonl'}"
+    first = fit.load_set(spec, settings, Options(), 1, tmp_path / "evcache")
+    again = fit.load_set(spec, settings, Options(), 1, tmp_path / "evcache")
+    assert [q.question for q in again.questions] == [q.question for q in first.questions]
+    rows[0]["question"] = "How many vocalists are there?"
+    queries.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    changed = fit.load_set(spec, settings, Options(), 1, tmp_path / "evcache")
+    by_id = {q.query_id: q.question for q in changed.questions}
+    assert by_id[rows[0]["query_id"]] == "How many vocalists are there?"
+    assert len(list((tmp_path / "evcache").iterdir())) == 2
