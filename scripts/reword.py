@@ -67,6 +67,7 @@ CHECKED_COSINE = 0.55
 
 
 def plural(word: str) -> str:
+    """The plural of a noun by the regular rules (a swap put in for a plural word)."""
     if word.endswith(("s", "x", "z", "ch", "sh")):
         return word + "es"
     if word.endswith("y") and word[-2:-1] not in "aeiou":
@@ -191,7 +192,11 @@ def reword(question: str, schema_stems: set[str], avoid: set[str], wordnet: dict
         for lemma, suffix in base_forms(low):
             syns = [s for s in wordnet.get(lemma, []) if stem(s) not in avoid]
             if syns:
-                return rng.choice(sorted(syns)) + ("s" if suffix else "")
+                swap = rng.choice(sorted(syns))
+                # A plural word gets a plural swap: "courses" -> "classes", "documents" -> "papers" (a
+                # lemma WordNet lists in the plural stays as it is).
+                listed_plural = swap.endswith("s") and not swap.endswith(("ss", "us", "is"))
+                return (swap if listed_plural else plural(swap)) if suffix else swap
         return None
     return swap_words(question, schema_stems, choose)
 

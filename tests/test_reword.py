@@ -39,6 +39,16 @@ def test_schema_words_are_swapped_for_synonyms_outside_the_schema(wordnet: dict[
         "How old is the oldest one?"
 
 
+def test_a_plural_word_gets_a_plural_swap() -> None:
+    """"courses" becomes "classes", not "classs"; a swap WordNet lists in the plural ("papers" for
+    "documents") gets no second "s"."""
+    syns = {"course": ["class"], "document": ["papers"], "category": ["family"]}
+    for word, want in (("courses", "classes"), ("documents", "papers"), ("categories", "families"),
+                       ("course", "class")):
+        out = reword.reword(f"How many {word} are there?", {stem(word)}, {stem(word)}, syns, random.Random(0))
+        assert out == f"How many {want} are there?"
+
+
 def test_a_swap_collides_where_its_new_word_is_a_schema_word_elsewhere() -> None:
     schema = reword_split.schema_stems(parse_catalog({"tables": [
         {"table_id": "orchestra.conductor", "group": "orchestra", "name": "conductor", "columns": [{"name": "Age"}]},
