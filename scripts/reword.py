@@ -67,12 +67,18 @@ CHECKED_COSINE = 0.55
 
 
 def plural(word: str) -> str:
-    """The plural of a noun by the regular rules (a swap put in for a plural word)."""
     if word.endswith(("s", "x", "z", "ch", "sh")):
         return word + "es"
     if word.endswith("y") and word[-2:-1] not in "aeiou":
         return word[:-1] + "ies"
     return word + "s"
+
+
+def plural_swap(swap: str) -> str:
+    """The swap put in for a plural word: "class" -> "classes"; a lemma WordNet lists in the plural
+    ("papers" for "documents") stays as it is."""
+    listed_plural = swap.endswith("s") and not swap.endswith(("ss", "us", "is"))
+    return swap if listed_plural else plural(swap)
 
 
 class CheckedSynonyms:
@@ -193,10 +199,7 @@ def reword(question: str, schema_stems: set[str], avoid: set[str], wordnet: dict
             syns = [s for s in wordnet.get(lemma, []) if stem(s) not in avoid]
             if syns:
                 swap = rng.choice(sorted(syns))
-                # A plural word gets a plural swap: "courses" -> "classes", "documents" -> "papers" (a
-                # lemma WordNet lists in the plural stays as it is).
-                listed_plural = swap.endswith("s") and not swap.endswith(("ss", "us", "is"))
-                return (swap if listed_plural else plural(swap)) if suffix else swap
+                return plural_swap(swap) if suffix else swap
         return None
     return swap_words(question, schema_stems, choose)
 

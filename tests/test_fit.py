@@ -101,7 +101,6 @@ def test_fitted_weights_load_and_give_a_confidence(mini_index_dir: Path, tmp_pat
     assert 0.0 < ans.confidence < 1.0
 
 
-
 def test_cached_evidence_follows_the_questions(mini_index_dir: Path, tmp_path: Path) -> None:
     """A set made anew under the same name and path (a reworded copy regenerated) is other questions: its
     cached evidence must not be the old file's."""
