@@ -31,7 +31,12 @@ from retriever.config import Settings  # noqa: E402
 from retriever.index import registry  # noqa: E402
 from retriever.index.store import load_index  # noqa: E402
 from retriever.query import plans, relevance  # noqa: E402
-from retriever.query.channels import Evidence  # noqa: E402
+from retriever.query.adapter import Adapter, adapt, fit_adapter  # noqa: E402
+from retriever.query.adapter import save as save_adapter  # noqa: E402
+from retriever.query.channels import (  # noqa: E402
+    Evidence,  # noqa: E402
+    adapted_scores,
+)
 from retriever.query.features import (  # noqa: E402
     CONFIDENCE_FEATURES,
     GROUP_FEATURES,
@@ -52,6 +57,8 @@ TABLE_MODELS = ("table", "table_lexical")
 MAX_TABLES = 5
 SEED = 13
 CALIBRATION_FOLDS = 5
+#: The adapter's L2 penalty on its change to the identity map (query/adapter.py).
+ADAPTER_L2 = 0.1
 
 
 @dataclass
@@ -231,6 +238,60 @@ class Outcome:
     x: np.ndarray
 
 
+def question_vectors(ts: TrainingSet, settings: Settings) -> np.ndarray:
+    """The local model's vector of every question of the set, as the channels embed it (disk-cached)."""
+    embed = query_embedders(settings, ts.planner.index, offline=False)
+    key = str(registry.dense("local").vector_key)
+    return np.stack([np.asarray(embed(q.question)[key], dtype=np.float32).ravel() for q in ts.questions])
+
+
+def adapter_examples(sets: Sequence[TrainingSet], vectors: Sequence[np.ndarray], keep: set[tuple[str, str]]
+                     ) -> list[tuple[np.ndarray, np.ndarray, list[list[int]]]]:
+    """Per training database: its questions' vectors, its tables' vectors, the gold rows."""
+    out = []
+    for ts, vec in zip(sets, vectors, strict=True):
+        tables = ts.planner.index.dense["local"][0]
+        by_db: dict[int, list[int]] = {}
+        for i, q in enumerate(ts.questions):
+            if (ts.source, q.db) in keep:
+                by_db.setdefault(q.group, []).append(i)
+        for g in sorted(by_db):
+            members = ts.planner.members[g]
+            rows = by_db[g]
+            out.append((vec[rows], tables[members],
+                        [[members.index(t) for t in ts.questions[i].tables] for i in rows]))
+    return out
+
+
+def with_adapted(ev: Evidence, w: np.ndarray, q: np.ndarray, planner: Planner) -> Evidence:
+    """`ev` as serving with adapter `w` makes it (the rest of the evidence does not read the adapter)."""
+    t_vec, c_vec, _ = planner.index.dense["local"]
+    a = adapt(w, q)
+    return replace(ev, adapted_z=adapted_scores(t_vec @ a, c_vec @ a, planner.layout))
+
+
+def attach_adapters(sets: Sequence[TrainingSet], settings: Settings, k: int, full: bool) -> Adapter | None:
+    """Each question's evidence gets the adapted cosines of an adapter fitted without its database fold (what
+    a model fitted on them sees is what serving sees on an unseen database); with `full`, returns the adapter
+    fitted on every question, the one that serves."""
+    if not all("local" in ts.planner.index.dense for ts in sets):
+        return None  # an index without the local model's vectors: no adapter to fit
+    vectors = [question_vectors(ts, settings) for ts in sets]
+    fold_dbs = folds(sets, k)
+    everything = {db for f in fold_dbs for db in f}
+    for i, held in enumerate(fold_dbs):
+        w = fit_adapter(adapter_examples(sets, vectors, everything - held), ADAPTER_L2)
+        for ts, vec in zip(sets, vectors, strict=True):
+            for j, q in enumerate(ts.questions):
+                if (ts.source, q.db) in held:
+                    q.ev = with_adapted(q.ev, w, vec[j], ts.planner)
+        print(f"fit: adapter {i + 1}/{k} fitted", file=sys.stderr, flush=True)
+    if not full:
+        return None
+    model = sets[0].planner.index.manifest.get("embedders", {}).get("local", "")
+    return Adapter("local", model, fit_adapter(adapter_examples(sets, vectors, everything), ADAPTER_L2))
+
+
 def judge(ts: TrainingSet, planner: Planner, q: Question, opts: Options) -> Outcome:
     a = planner.decide(q.ev, opts)
     hit = covered(q.plans, a.table_ids, a.joins)
@@ -248,7 +309,8 @@ def judge(ts: TrainingSet, planner: Planner, q: Question, opts: Options) -> Outc
 
 
 #: Retrained ablations (`--cv K --ablate PIECE`): what switching one new piece off costs on held-out folds.
-ABLATIONS = ("entity_home", "five_tables", "bird_training", "reworded_training", "table_relevance", "route")
+ABLATIONS = ("entity_home", "five_tables", "bird_training", "reworded_training", "table_relevance", "route",
+             "adapter")
 
 
 def ablate(sets: Sequence[TrainingSet], piece: str, opts: Options) -> tuple[Options, frozenset[str]]:
@@ -386,6 +448,7 @@ def code_digest() -> str:
     """Which code the weights were fitted with: a hash of the package sources that make features and plans."""
     return _digest(("query/channels.py", "query/evidence.py", "query/lookups.py", "index/registry.py",
                     "query/features.py", "query/plans.py", "query/relevance.py", "query/planner.py", "query/model.py",
+                    "query/adapter.py",
                     "index/documents.py", "index/text.py", "query/fusion.py", "index/lexical.py", "index/thesaurus.py",
                     "index/wordnet.py", "index/spelling.py", "index/links.py", "index/people.py"))
 
@@ -418,6 +481,9 @@ def main(argv: list[str] | None = None) -> int:
     settings = Settings.from_env(os.environ)
     opts = Options(rrf_k=settings.rrf_k)
     sets = [load_set(s, settings, opts, args.every, args.evidence_cache) for s in args.set]
+    adapter = None
+    if args.ablate != "adapter":
+        adapter = attach_adapters(sets, settings, args.cv or CALIBRATION_FOLDS, full=not args.cv)
     if args.cv:
         cv_opts, skip = ablate(sets, args.ablate, opts) if args.ablate else (opts, frozenset())
         unknown = set(args.eval_only) - {ts.name for ts in sets}
@@ -449,6 +515,8 @@ def main(argv: list[str] | None = None) -> int:
            "every": args.every, "code": RUNNING[1], "channels": sets[0].planner.index.channels,
            "models": {**{k: m.to_json() for k, m in fitted.items()}, "confidence": conf.to_json(),
                       "route": route.to_json()}}
+    if adapter is not None:
+        out["adapter"] = save_adapter(adapter, args.out.with_name("adapter.npy"))
     args.out.write_text(json.dumps(out, indent=1) + "\n", encoding="utf-8")
     print(f"fit: wrote {args.out}", file=sys.stderr)
     return 0

@@ -27,6 +27,7 @@ class Family:
     evidence_keys: tuple[str, ...]
     names_key: str | None = None
     words_key: str | None = None
+    adapted_key: str | None = None
 
 
 @dataclass(frozen=True)
@@ -49,6 +50,8 @@ class Channel:
     names_key: str | None = None
     #: Key of the vectors of the question's content words, each embedded alone (lookups.content_words).
     words_key: str | None = None
+    #: Key of the question vector through the fitted adapter (query/adapter.py), when the weights carry one.
+    adapted_key: str | None = None
 
     @property
     def embedded(self) -> bool:
@@ -81,7 +84,7 @@ LEXICAL = (
 #: The embedding channels, one family per kind of model: dense cosines and late interaction (MaxSim).
 FAMILIES = (
     Family("dense", "cosine with table, column and group documents", "dense:{}", "dense:{}", "{}",
-           ("dense_tables:{}", "dense_columns:{}"), "names:{}", "words:{}"),
+           ("dense_tables:{}", "dense_columns:{}"), "names:{}", "words:{}", "adapted:{}"),
     Family("multi", "MaxSim over table documents' token vectors", "multi:{}", "late:{}", "multi:{}", ("late:{}",)),
 )
 _FAMILY = {f.kind: f for f in FAMILIES}
@@ -94,7 +97,8 @@ def embedding(kind: str, name: str) -> Channel:
                    None if f.vector_key is None else f.vector_key.format(name),
                    tuple(k.format(name) for k in f.evidence_keys),
                    None if f.names_key is None else f.names_key.format(name),
-                   None if f.words_key is None else f.words_key.format(name))
+                   None if f.words_key is None else f.words_key.format(name),
+                   None if f.adapted_key is None else f.adapted_key.format(name))
 
 
 def dense(name: str) -> Channel:

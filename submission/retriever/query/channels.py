@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
@@ -68,6 +69,18 @@ class Layout:
         )
 
 
+class DenseFound(NamedTuple):
+    """One dense channel's finds for a question: its (table, column, group) cosines, the best cosine of any
+    name the question gives with each column (None without name vectors), each content word's best cosine
+    with each table or one of its columns (None unless the word vectors came), and the adapted question
+    vector's (table, column) cosines (None without an adapter)."""
+
+    scores: tuple[np.ndarray, ...]
+    name_columns: np.ndarray | None = None
+    word_tables: np.ndarray | None = None
+    adapted: tuple[np.ndarray, np.ndarray] | None = None
+
+
 def _stem_index(stem_sets: Sequence[Sequence[str]]) -> tuple[dict[str, np.ndarray], np.ndarray]:
     """Stem -> positions holding it, and the number of stems per position."""
     index: dict[str, list[int]] = {}
@@ -102,6 +115,11 @@ def column_max(col_scores: np.ndarray, layout: Layout) -> np.ndarray:
     return out
 
 
+def adapted_scores(table_cos: np.ndarray, column_cos: np.ndarray, layout: Layout) -> np.ndarray:
+    """Evidence.adapted_z from the adapted question vector's cosines with every table and column document."""
+    return np.stack([standardise(table_cos), standardise(column_max(column_cos, layout))])
+
+
 def gather(
     question: str,
     layout: Layout,
@@ -118,6 +136,7 @@ def gather(
     word_tables: Mapping[str, np.ndarray] | None = None,
     people: People | None = None,
     derived: Mapping[str, Sequence[str]] | None = None,
+    adapted: tuple[np.ndarray, np.ndarray] | None = None,
 ) -> Evidence:
     """Run the lexical channels and combine them with precomputed dense scores (table, column, group)."""
     # The words a request is made with ("List ...", "and show ...") are no terms; elsewhere they are.
@@ -195,9 +214,10 @@ def gather(
             if i is not None:
                 word_z[i] = standardise(cos)
     person = person_terms(question, terms, None if "people" in disabled else people)
+    adapted_z = np.zeros((0, 0), dtype=np.float32) if adapted is None else adapted_scores(*adapted, layout)
     return Evidence(terms, idf, tab > 0, val > 0, name_match, phrase_hits, scores, fused,
                     grp.sum(axis=0), sorted(found), group_name_match, entity, group_dense, dense_z, rel,
-                    entity_cos, inst, word_z, person)
+                    entity_cos, inst, word_z, person, adapted_z)
 
 
 class Channels:
@@ -217,15 +237,12 @@ class Channels:
     def dense_scores(self, query_vectors: Mapping[str, np.ndarray],
                      stage: QuestionStage | None = None) -> dict[str, tuple[np.ndarray, ...]]:
         """Cosine of the question with every table, column and group document, per dense channel."""
-        return {k: v for k, (v, _, _) in self._dense(query_vectors, stage or self.stage1.for_question()).items()}
+        return {k: v.scores for k, v in self._dense(query_vectors, stage or self.stage1.for_question()).items()}
 
     def _dense(self, query_vectors: Mapping[str, np.ndarray], stage: QuestionStage, n_words: int = 0
-               ) -> dict[str, tuple[tuple[np.ndarray, ...], np.ndarray | None, np.ndarray | None]]:
-        """Per dense channel: the question's (table, column, group) cosines, the best cosine of any name the
-        question gives with each column (None without name vectors), and each of its `n_words` content words'
-        best cosine with each table or one of its columns (None unless that many word vectors came), from one
-        pass over each matrix."""
-        out: dict[str, tuple[tuple[np.ndarray, ...], np.ndarray | None, np.ndarray | None]] = {}
+               ) -> dict[str, DenseFound]:
+        """Per dense channel what its question vectors found, from one pass over each matrix."""
+        out: dict[str, DenseFound] = {}
         for name in self.dense_order:
             ch = registry.dense(name)
             q = query_vectors.get(str(ch.vector_key))
@@ -233,18 +250,20 @@ class Channels:
                 continue
             names = _rows(query_vectors.get(str(ch.names_key)) if ch.names_key is not None else None)
             words = _rows(query_vectors.get(str(ch.words_key)) if ch.words_key is not None else None)
+            adapted = _rows(query_vectors.get(str(ch.adapted_key)) if ch.adapted_key is not None else None)[:1]
             if n_words == 0 or len(words) != n_words:  # vectors made for another word list mean nothing here
                 words = words[:0]
-            if len(names) == 0 and len(words) == 0:
-                out[name] = (stage.dense(name, q), None, None)
+            if len(names) == 0 and len(words) == 0 and len(adapted) == 0:
+                out[name] = DenseFound(stage.dense(name, q))
                 continue
-            parts = [np.reshape(q, (1, -1))] + [m for m in (names, words) if len(m)]
+            parts = [np.reshape(q, (1, -1))] + [m for m in (names, words, adapted) if len(m)]
             t, c, g = stage.dense(name, np.vstack(parts))
-            k = 1 + len(names)
+            k, e = 1 + len(names), 1 + len(names) + len(words)
             name_cols = c[1:k].max(axis=0) if len(names) else None
-            word_tables = (np.stack([np.maximum(t[i], column_max(c[i], self.layout)) for i in range(k, len(t))])
+            word_tables = (np.stack([np.maximum(t[i], column_max(c[i], self.layout)) for i in range(k, e)])
                            if len(words) else None)
-            out[name] = ((t[0], c[0], g[0]), name_cols, word_tables)
+            out[name] = DenseFound((t[0], c[0], g[0]), name_cols, word_tables,
+                                   (t[e], c[e]) if len(adapted) else None)
         return out
 
     def late_scores(self, query_vectors: Mapping[str, np.ndarray],
@@ -266,15 +285,17 @@ class Channels:
         content = embedded_words(question, self.index.spelling)
         both = {k: v for k, v in self._dense(query_vectors, stage, len(content)).items()
                 if registry.dense(k).switch not in disabled}
-        dense = {k: v for k, (v, _, _) in both.items()}
+        dense = {k: v.scores for k, v in both.items()}
         late = {ch.evidence_keys[0]: v for ch, v in
                 ((registry.multi(k), v) for k, v in self.late_scores(query_vectors, stage).items())
                 if ch.switch not in disabled}
         # Names and content words count by the channel that feeds the features (the first live one).
         first = next(iter(both.values()), None)
-        name_columns, word_tables = (first[1], first[2]) if first is not None else (None, None)
+        name_columns, word_tables = (first.name_columns, first.word_tables) if first is not None else (None, None)
+        # The adapter is fitted for one model's vectors: whichever channel got an adapted vector feeds it.
+        adapted = next((v.adapted for v in both.values() if v.adapted is not None), None)
         return gather(question, self.layout, stage.lexical, self.index.value_phrases, dense, rrf_k,
                       disabled=disabled, table_channels=late, related=self.index.related,
                       instances=self.index.instances, name_columns=name_columns, spelling=self.index.spelling,
                       word_tables=None if word_tables is None else dict(zip(content, word_tables, strict=True)),
-                      people=self.index.people, derived=self.index.derived)
+                      people=self.index.people, derived=self.index.derived, adapted=adapted)

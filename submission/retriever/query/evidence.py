@@ -50,6 +50,9 @@ class Evidence:
     #: Per term: it comes from a person's name the question gives ("Jayne Collins"; index/people.py), which
     #: the tables that hold people are read for.
     person: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.bool_))
+    #: (2, tables): the local model's question vector through the fitted adapter (query/adapter.py), its
+    #: cosines with each table's document and best column as z-values over the catalog; empty without one.
+    adapted_z: np.ndarray = field(default_factory=lambda: np.zeros((0, 0), dtype=np.float32))
 
     def related(self) -> np.ndarray:
         """related_hit as (terms, tables); zeros for evidence made without it (hand-made, or channel off)."""
@@ -70,6 +73,11 @@ class Evidence:
     def persons(self) -> np.ndarray:
         """`person` per term; all False for evidence made without it."""
         return self.person if self.person.shape == self.idf.shape else np.zeros(self.idf.shape, dtype=np.bool_)
+
+    def adapted(self) -> np.ndarray | None:
+        """adapted_z when it covers every table; None for evidence made without an adapter."""
+        z = self.adapted_z
+        return z if z.ndim == 2 and z.shape[0] == 2 and z.shape[1] == self.fused.size else None
 
     def term_weights(self) -> np.ndarray:
         """idf shares of the question's terms: the weights of every coverage feature."""

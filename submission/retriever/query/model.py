@@ -6,6 +6,7 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -105,8 +106,13 @@ def _objective(w: np.ndarray, zs: Sequence[np.ndarray], golds: Sequence[int], l2
     return nll, grad, hess
 
 
-def load_models(path: Path = WEIGHTS_PATH) -> dict[str, dict[str, object]]:
+def read_weights(path: Path = WEIGHTS_PATH) -> dict[str, Any]:
+    """The whole weights file, checked to be of this code's version."""
     data = json.loads(path.read_text(encoding="utf-8"))
     if data.get("version") != WEIGHTS_VERSION:
         raise ValueError(f"weights file {str(path)!r} has version {data.get('version')!r}; run make fit")
-    return dict(data["models"])
+    return dict(data)
+
+
+def load_models(path: Path = WEIGHTS_PATH) -> dict[str, dict[str, object]]:
+    return dict(read_weights(path)["models"])

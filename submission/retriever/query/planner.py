@@ -15,6 +15,8 @@ from ..index import registry
 from ..index.links import implied_links, merged
 from ..index.store import Index
 from ..index.text import stem, words
+from .adapter import Adapter, adapt
+from .adapter import load as load_adapter
 from .channels import Channels, Evidence, Layout
 from .features import (
     CONFIDENCE_FEATURES,
@@ -63,6 +65,8 @@ class Models:
     table_lexical: SoftmaxModel | None = None
     #: Reranks the competing groups by their plans (ROUTE_FEATURES), with embedding channels live; None: not.
     route: SoftmaxModel | None = None
+    #: Maps the question's vector of one dense channel for the table features (query/adapter.py); None: not.
+    adapter: Adapter | None = None
 
     @classmethod
     def uniform(cls) -> Models:
@@ -132,7 +136,19 @@ class Planner:
         return self.channels.layout
 
     def evidence(self, question: str, query_vectors: Mapping[str, np.ndarray], opts: Options) -> Evidence:
-        return self.channels.evidence(question, query_vectors, opts.rrf_k, opts.disabled_channels)
+        return self.channels.evidence(question, self.adapted(query_vectors), opts.rrf_k, opts.disabled_channels)
+
+    def adapted(self, query_vectors: Mapping[str, np.ndarray]) -> Mapping[str, np.ndarray]:
+        """The query vectors plus the adapter's map of its channel's question vector, when the index's model
+        for that channel is the one the adapter was fitted on."""
+        a = self.fitted.adapter
+        if a is None or self.index.manifest.get("embedders", {}).get(a.channel) != a.model:
+            return query_vectors
+        ch = registry.dense(a.channel)
+        q = query_vectors.get(str(ch.vector_key))
+        if q is None or ch.adapted_key is None or np.size(q) != a.matrix.shape[0]:
+            return query_vectors
+        return {**query_vectors, ch.adapted_key: adapt(a.matrix, q)}
 
     def with_models(self, models: Models) -> Planner:
         """The same index with other fitted models (cross-validation folds); shares every index structure."""
@@ -249,15 +265,18 @@ class Planner:
 def default_models(path: Path | None = None) -> Models:
     """The shipped fitted weights (with and without embedding channels, and the confidence calibration);
     uniform if none are shipped."""
-    from .model import WEIGHTS_PATH, load_models
+    from .model import WEIGHTS_PATH, read_weights
 
     path = path or WEIGHTS_PATH
     if not path.exists():
         return Models.uniform()
-    m = load_models(path)
+    data = read_weights(path)
+    m = data["models"]
     names = {"group": GROUP_FEATURES, "plan": PLAN_FEATURES, "table": TABLE_FEATURES,
              "confidence": CONFIDENCE_FEATURES, "route": ROUTE_FEATURES}
     got = {k: SoftmaxModel.from_json(v, names[k.split("_")[0]]) for k, v in m.items()}  # type: ignore[arg-type]
+    entry = data.get("adapter")
     return Models(got["group"], got["plan"], got.get("group_lexical", got["group"]),
                   got.get("plan_lexical", got["plan"]), got.get("confidence"), got.get("table"),
-                  got.get("table_lexical", got.get("table")), got.get("route"))
+                  got.get("table_lexical", got.get("table")), got.get("route"),
+                  load_adapter(entry, path.parent) if entry else None)

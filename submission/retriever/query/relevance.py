@@ -21,7 +21,8 @@ TABLE_FEATURES = (
     "t_fused", "t_fused_rank", "t_name", "t_phrase", "t_cov", "t_cov_alone", "t_cov_share", "t_bm25_table",
     "t_bm25_column", "t_values", "t_dense_table", "t_dense_column", "t_dense_table_gap", "t_dense_column_gap",
     "t_degree", "t_log_columns", "t_named", "t_related", "t_next_to_top", "t_entity_gap", "t_entity_best",
-    "t_instance", "t_words", "t_person",
+    "t_instance", "t_words", "t_person", "t_adapt_table", "t_adapt_column", "t_adapt_table_gap",
+    "t_adapt_column_gap",
 )
 
 
@@ -83,13 +84,18 @@ def table_features(ev: Evidence, members: Sequence[int], shape: TableShape) -> n
         eg = ec - ec.max()
         eb = (np.arange(m.size) == int(np.argmax(ec))).astype(np.float32)
     words = weigh(w, ev.words()[:, m]) if w.size else zeros
+    at = ac = atg = acg = zeros
+    adapted = ev.adapted()
+    if adapted is not None:
+        at, ac = adapted[0][m], adapted[1][m]
+        atg, acg = at - at.max(), ac - ac.max()
     cols = [
         _scaled(fused), 1.0 / rank, ev.name_match[m], (ev.phrase_hits[m] > 0), cov, alone, share,
         _scaled(ev.scores["bm25_tables"][m]) if "bm25_tables" in ev.scores else zeros,
         _scaled(ev.scores["bm25_columns"][m]) if "bm25_columns" in ev.scores else zeros,
         _scaled(ev.scores["values"][m]) if "values" in ev.scores else zeros,
         dt, dc, dtg, dcg, shape.degree[m], shape.log_columns[m], shape.named[m], related, next_to_top, eg, eb,
-        instance, words, shape.persons[m] * float(ev.persons().any()),
+        instance, words, shape.persons[m] * float(ev.persons().any()), at, ac, atg, acg,
     ]
     return np.stack([np.asarray(c, dtype=np.float32) for c in cols], axis=1)
 
