@@ -70,10 +70,8 @@ class Layout:
 
 
 class DenseFound(NamedTuple):
-    """One dense channel's finds for a question: its (table, column, group) cosines, the best cosine of any
-    name the question gives with each column (None without name vectors), each content word's best cosine
-    with each table or one of its columns (None unless the word vectors came), and the adapted question
-    vector's (table, column) cosines (None without an adapter)."""
+    """One dense channel's finds: (table, column, group) cosines; per column the best cosine of a name the
+    question gives; per content word its best table or column cosine; the adapted vector's cosines."""
 
     scores: tuple[np.ndarray, ...]
     name_columns: np.ndarray | None = None
