@@ -33,10 +33,7 @@ from retriever.index.store import load_index  # noqa: E402
 from retriever.query import plans, relevance  # noqa: E402
 from retriever.query.adapter import Adapter, adapt, fit_adapter  # noqa: E402
 from retriever.query.adapter import save as save_adapter  # noqa: E402
-from retriever.query.channels import (  # noqa: E402
-    Evidence,  # noqa: E402
-    adapted_scores,
-)
+from retriever.query.channels import Evidence, adapted_scores  # noqa: E402
 from retriever.query.features import (  # noqa: E402
     CONFIDENCE_FEATURES,
     GROUP_FEATURES,
