@@ -204,3 +204,35 @@ def test_the_names_a_question_gives_are_embedded_with_it(tmp_path: Path) -> None
     np.testing.assert_allclose(got["words:local"], model.embed(["matches", "team", "win"], "query"), atol=1e-6)
     assert sorted(embed("how many matches were won?")) == ["local", "words:local"]
     assert sorted(embed("How many are there?")) == ["local"], "no content word, no word vectors"
+
+
+@needs_model
+def test_what_the_cache_holds_changes_no_local_vector(tmp_path: Path) -> None:
+    """A text's vector moves in the 8th decimal with its batch, so a cached one would carry the batch of
+    whoever embedded it first (and a refit would not give the shipped weights): the local model is never read
+    from the disk cache, at build or at query time, whatever the cache holds for its texts."""
+    from retriever.embedders.cache import EmbeddingCache
+    from retriever.index.documents import build_documents
+    from retriever.runtime import build_embedders, query_embedders
+
+    catalog = parse_catalog({"tables": [{"table_id": "club.team", "columns": ["team_name", "city"]},
+                                        {"table_id": "club.match", "columns": ["winner", "season"]}]})
+    question = "How many matches did the team win?"
+    docs = build_documents(catalog)
+    model = MiniLM()
+    dirty = tmp_path / "dirty"
+    with EmbeddingCache(dirty) as cache:  # another vector under every text the build and the question embed
+        wrong = np.full(384, 1 / np.sqrt(384), dtype=np.float32)
+        for text in [*docs.table_texts, *docs.column_texts, *docs.group_texts, question, "matches", "team", "win"]:
+            for kind in ("query", "document"):
+                cache.put(model.name, kind, 384, text, wrong)
+    indexes = {}
+    for name, cache_dir in (("clean", tmp_path / "clean"), ("dirty", dirty)):
+        settings = Settings.from_env({"RETRIEVER_CACHE_DIR": str(cache_dir)})
+        dense, multi = build_embedders(settings)
+        build_index(catalog, tmp_path / name, dense=dense, multi=multi, log=lambda _m: None)
+        indexes[name] = load_index(tmp_path / name)
+        got = query_embedders(settings, indexes[name])(question)
+        np.testing.assert_array_equal(got["local"], model.embed([question, "matches", "team", "win"], "query")[0])
+    for clean, dirty_mats in zip(indexes["clean"].dense["local"], indexes["dirty"].dense["local"], strict=True):
+        np.testing.assert_array_equal(clean, dirty_mats)

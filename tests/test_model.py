@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from retriever.query.model import WEIGHTS_VERSION, SoftmaxModel, fit_softmax, load_models
+from retriever.query.model import WEIGHTS_VERSION, SoftmaxModel, fit_softmax, read_weights
 
 # Two features, standardised with mean (1, 0) and scale (2, 1), weights (1, -1).
 MODEL = SoftmaxModel(("f", "g"), np.asarray([1.0, -1.0]), np.asarray([1.0, 0.0]), np.asarray([2.0, 1.0]))
@@ -47,13 +47,13 @@ def test_json_round_trip_and_a_feature_list_mismatch() -> None:
         SoftmaxModel.from_json(MODEL.to_json(), ("g", "f"))
 
 
-def test_load_models_checks_the_version(tmp_path: Path) -> None:
+def test_read_weights_checks_the_version(tmp_path: Path) -> None:
     path = tmp_path / "w.json"
     path.write_text(json.dumps({"version": WEIGHTS_VERSION, "models": {"group": MODEL.to_json()}}))
-    assert load_models(path) == {"group": MODEL.to_json()}
+    assert read_weights(path)["models"] == {"group": MODEL.to_json()}
     path.write_text(json.dumps({"version": WEIGHTS_VERSION + 1, "models": {}}))
     with pytest.raises(ValueError, match="version"):
-        load_models(path)
+        read_weights(path)
 
 
 def test_fit_learns_the_sign_and_the_standardisation() -> None:

@@ -29,7 +29,14 @@ def _warn(msg: str) -> None:
 
 
 def local_embedder(settings: Settings) -> Embedder | None:
-    """The offline MiniLM model when its weights are installed, else None (lexical channels only)."""
+    """The offline MiniLM model when its weights are installed, else None (lexical channels only).
+
+    The build and the queries use it without the disk cache: its vector of a text moves in the 8th decimal
+    with the texts it shares a batch with (the padded width reorders the attention sums), so a cached vector
+    would carry the batch of whichever build or question embedded the text first, and an index or a `make
+    fit` would depend on what the cache had seen. Embedded afresh, a catalog's documents and a question's
+    vectors are the same on every run; the model is fast, and the cache is there for the API's costs.
+    """
     if not settings.local_model:
         return None
     try:
@@ -57,7 +64,7 @@ def build_embedders(settings: Settings) -> tuple[dict[str, Embedder], dict[str, 
     local = local_embedder(settings)
     cache = EmbeddingCache(settings.cache_dir)
     if local is not None:
-        dense["local"] = CachedEmbedder(local, cache)
+        dense["local"] = local  # not through the disk cache (see local_embedder)
     if settings.jina_api_key:
         from .embedders.jina import JinaEmbedder, JinaMultiVector
 
@@ -92,7 +99,7 @@ def query_embedders(settings: Settings, index: Index, offline: bool = False,
         if ch.kind == "dense" and ch.name == "local":
             model = local() if local is not None else local_embedder(settings)
             if model is not None:
-                dense[ch.name] = CachedEmbedder(model, cache)
+                dense[ch.name] = model  # not through the disk cache (see local_embedder)
         elif ch.kind == "dense" and ch.name == "jina" and (settings.jina_api_key or offline):
             from .embedders.jina import JinaEmbedder
 

@@ -222,7 +222,8 @@ def _log_coverage(cov: Coverage, emb: Embedder | MultiVectorEmbedder, log: Calla
     if cov.status == "absent":
         log(f"build: channel {cov.channel} left out: {cov.reason}")
     else:
-        log(f"build: {cov.describe()}; cache hits {getattr(emb, 'hits', 0)}, misses {getattr(emb, 'misses', 0)}")
+        hits, misses = getattr(emb, "hits", None), getattr(emb, "misses", None)  # the API's channels are cached
+        log(f"build: {cov.describe()}" + (f"; cache hits {hits}, misses {misses}" if hits is not None else ""))
 
 
 def _write_lexical(tmp: Path, docs: Documents) -> None:

@@ -70,8 +70,8 @@ class Adapter(NamedTuple):
 
 
 def save(adapter: Adapter, path: Path) -> dict[str, str]:
-    """Write the matrix (rounded, so a refit on another machine writes the same bytes); returns the entry the
-    weights file records for it."""
+    """Write the matrix rounded to 5 decimals (float noise below that rarely reaches the file); returns the
+    entry the weights file records for it, with the digest load checks."""
     np.save(path, np.round(adapter.matrix, 5).astype(np.float32), allow_pickle=False)
     digest = hashlib.sha256(path.read_bytes()).hexdigest()
     return {"channel": adapter.channel, "model": adapter.model, "file": path.name, "sha256": digest}

@@ -112,7 +112,3 @@ def read_weights(path: Path = WEIGHTS_PATH) -> dict[str, Any]:
     if data.get("version") != WEIGHTS_VERSION:
         raise ValueError(f"weights file {str(path)!r} has version {data.get('version')!r}; run make fit")
     return dict(data)
-
-
-def load_models(path: Path = WEIGHTS_PATH) -> dict[str, dict[str, object]]:
-    return dict(read_weights(path)["models"])
