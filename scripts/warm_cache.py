@@ -37,8 +37,9 @@ def main(argv: list[str] | None = None) -> int:
         docs = build_documents(load_catalog(args.catalog))
         questions = [q["question"] for q in read_jsonl(args.queries)] if args.queries else []
         dense, multi = build_embedders(settings)
+        dense = {n: e for n, e in dense.items() if hasattr(e, "hits")}  # the local model is never cached
         if not settings.jina_api_key:
-            print("warm-cache: JINA_API_KEY is not set; only the local model is cached", file=sys.stderr)
+            print("warm-cache: JINA_API_KEY is not set; nothing to cache (the local model never is)", file=sys.stderr)
         t0 = time.monotonic()
         texts = docs.table_texts + docs.column_texts
         for name, emb in dense.items():

@@ -6,6 +6,8 @@ import sys
 import time
 from collections.abc import Callable
 from dataclasses import replace
+from functools import cache as cache_result
+from functools import partial
 
 import numpy as np
 
@@ -62,12 +64,12 @@ def build_embedders(settings: Settings) -> tuple[dict[str, Embedder], dict[str, 
     dense: dict[str, Embedder] = {}
     multi: dict[str, MultiVectorEmbedder] = {}
     local = local_embedder(settings)
-    cache = EmbeddingCache(settings.cache_dir)
     if local is not None:
         dense["local"] = local  # not through the disk cache (see local_embedder)
     if settings.jina_api_key:
         from .embedders.jina import JinaEmbedder, JinaMultiVector
 
+        cache = EmbeddingCache(settings.cache_dir)  # only the API's channels read it
         per_call = min(settings.build_api_budget_s, API_CHUNK_BUDGET_S)  # one call embeds one chunk
         dense["jina"] = CachedEmbedder(JinaEmbedder(settings, budget_s=per_call), cache)
         multi["colbert"] = CachedMultiVector(JinaMultiVector(settings, budget_s=per_call), cache)
@@ -90,7 +92,8 @@ def query_embedders(settings: Settings, index: Index, offline: bool = False,
     """
     from .embedders.cache import CachedEmbedder, CachedMultiVector, EmbeddingCache
 
-    cache = EmbeddingCache(settings.cache_dir, write_behind=True)  # answer first, persist meanwhile
+    # Opened for the API's channels only (answer first, persist meanwhile): offline, no folder and no writer.
+    cache = cache_result(partial(EmbeddingCache, settings.cache_dir, write_behind=True))
     if offline and not settings.jina_api_key:  # replay never sends a request; the client only needs a key set
         settings = replace(settings, jina_api_key="offline-replay")
     dense: dict[str, Embedder] = {}
@@ -103,13 +106,13 @@ def query_embedders(settings: Settings, index: Index, offline: bool = False,
         elif ch.kind == "dense" and ch.name == "jina" and (settings.jina_api_key or offline):
             from .embedders.jina import JinaEmbedder
 
-            dense[ch.name] = CachedEmbedder(JinaEmbedder(settings, budget_s=settings.query_api_budget_s), cache,
+            dense[ch.name] = CachedEmbedder(JinaEmbedder(settings, budget_s=settings.query_api_budget_s), cache(),
                                             offline=offline)
         elif ch.kind == "multi" and (settings.jina_api_key or offline):
             from .embedders.jina import JinaMultiVector
 
             multi[ch.name] = CachedMultiVector(JinaMultiVector(settings, budget_s=settings.query_api_budget_s),
-                                               cache, offline=offline)
+                                               cache(), offline=offline)
     built_with = index.manifest.get("embedders", {})
     for chans in (dense, multi):
         for name in list(chans):
