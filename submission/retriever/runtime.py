@@ -129,15 +129,19 @@ def query_embedders(settings: Settings, index: Index, offline: bool = False,
         question = respell(question, index.spelling)  # the models cannot look a typo up; the names stay as given
         for name, emb in dense.items():
             ch = registry.dense(name)
+            stored = index.dense_words.get(name)
+            n_stored = 0 if stored is None else len(stored)
+            rows = [r if (r := index.vocabulary.get(w, -1)) < n_stored else -1 for w in content]
+            fresh = [w for w, r in zip(content, rows, strict=True) if r < 0]
             try:
-                # One call for the question, its names and its content words: padding is not encoded, so each
-                # costs its own tokens.
-                vecs = emb.embed([question, *names, *content], "query")
+                # One call for the question, its names and the content words the build did not embed (see
+                # index/vocabulary.py): padding is not encoded, so each costs its own tokens.
+                vecs = emb.embed([question, *names, *fresh], "query")
                 out[str(ch.vector_key)] = vecs[0]
                 if names and ch.names_key is not None:
                     out[ch.names_key] = vecs[1:1 + len(names)]
                 if content and ch.words_key is not None:
-                    out[ch.words_key] = vecs[1 + len(names):]
+                    out[ch.words_key] = _word_vectors(rows, stored, vecs[1 + len(names):])
             except EmbeddingError as e:
                 _warn(f"channel {ch.manifest} skipped for this question: {e}")
         for name, memb in multi.items():
@@ -152,3 +156,10 @@ def query_embedders(settings: Settings, index: Index, offline: bool = False,
         return out
 
     return embed
+
+
+def _word_vectors(rows: list[int], stored: np.ndarray | None, fresh: np.ndarray) -> np.ndarray:
+    """The content words' vectors in question order: the build's row where it has one (row >= 0), else the
+    next of those embedded with the question."""
+    it = iter(fresh)
+    return np.stack([stored[r] if stored is not None and r >= 0 else next(it) for r in rows]).astype(np.float32)

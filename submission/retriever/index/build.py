@@ -29,6 +29,7 @@ from .quality import probe_sample, self_retrieval
 from .spelling import SPELLING_FILE, build_spelling
 from .store import DETAILS_FILE, FORMAT_VERSION, LEXICAL, bounds, engine_owned, sha256_file
 from .text import schema_tokens, tokenize
+from .vocabulary import VOCABULARY_FILE, catalog_vocabulary
 
 #: No time budget on any channel (tests and in-process builds; the entry point passes the configured ones).
 UNBOUNDED = Budgets()
@@ -92,7 +93,11 @@ def build_index(
         log(f"build: lexical indexes written ({time.monotonic() - t0:.1f}s)")
         channels = [c.manifest for c in registry.LEXICAL if c.manifest is not None]
         quality: dict[str, float] = {}
-        covs = (_write_dense(tmp, docs, dense or {}, budgets, log, quality)
+        vocabulary = catalog_vocabulary(catalog) if dense else []
+        words: dict[str, int] = {}
+        if vocabulary:
+            _write_json(tmp / VOCABULARY_FILE, vocabulary)
+        covs = (_write_dense(tmp, docs, dense or {}, budgets, log, quality, vocabulary, words)
                 + _write_multi(tmp, docs, multi or {}, budgets, log))
         channels += [c.channel for c in covs if c.usable]
         backend = engine(tmp, docs, channels, log) if engine else {"kind": "in-process"}
@@ -113,6 +118,7 @@ def build_index(
             "people": {"source": "US census 1990 (names==0.3.0)" if people.first else None,
                        "first_names": len(people.first), "last_names": len(people.last)},
             "dense_quality": quality,
+            "vocabulary": {"words": len(vocabulary), "embedded": words},
             "coverage": {c.channel: c.as_json() for c in covs},
             "backend": backend,
             "embedders": {**{n: e.name for n, e in (dense or {}).items()},
@@ -158,8 +164,10 @@ def schema_details(catalog: Catalog) -> list[list[Any]]:
 
 
 def _write_dense(tmp: Path, docs: Documents, dense: Mapping[str, Embedder], budgets: Budgets,
-                 log: Callable[[str], None], quality: dict[str, float]) -> list[Coverage]:
-    """Each dense channel's vectors (as far as its budget goes) and, into `quality`, its probe score."""
+                 log: Callable[[str], None], quality: dict[str, float], vocabulary: list[str],
+                 words: dict[str, int]) -> list[Coverage]:
+    """Each dense channel's vectors (as far as its budget goes), into `quality` its probe score and into
+    `words` how many of the vocabulary's words it embedded."""
     texts = docs.table_texts + docs.column_texts + docs.group_texts
     order = priority_order(len(docs.table_texts), docs.column_table, len(docs.group_texts))
     sizes = {"tables": len(docs.table_texts), "columns": len(docs.column_texts), "groups": len(docs.group_texts)}
@@ -167,6 +175,7 @@ def _write_dense(tmp: Path, docs: Documents, dense: Mapping[str, Embedder], budg
     for name, emb in dense.items():
         log(f"build: embedding {len(texts)} texts with {emb.name}")
         channel = str(registry.dense(name).manifest)
+        started = budgets.clock()
         step: Stepped[np.ndarray] = run_within(channel, texts, order, partial(emb.embed, kind="document"),
                                                budgets.seconds.get(name), budgets, log)
         done = step.done
@@ -189,7 +198,29 @@ def _write_dense(tmp: Path, docs: Documents, dense: Mapping[str, Embedder], budg
             quality[name] = round(self_retrieval(asked, tables, probe), 4)
         except EmbeddingError as e:
             log(f"build: channel {channel} not probed: {e}")
+        budget = budgets.seconds.get(name)
+        left = None if budget is None else budget - (budgets.clock() - started)
+        if cov.status == "complete" and (left is None or left > 0):
+            words[name] = _write_words(tmp, name, emb, vocabulary, left, budgets, log)
     return out
+
+
+def _write_words(tmp: Path, name: str, emb: Embedder, vocabulary: list[str], budget_s: float | None,
+                 budgets: Budgets, log: Callable[[str], None]) -> int:
+    """The vocabulary's vectors, each word embedded alone as a question's content words are, in what is
+    left of the channel's budget: the rows kept are a prefix of the vocabulary (its most widespread words),
+    and a word past them is embedded at query time as before."""
+    label = f"{registry.dense(name).manifest} vocabulary"
+    step = run_within(label, vocabulary, np.arange(len(vocabulary)), partial(emb.embed, kind="query"),
+                      budget_s, budgets, log)
+    done = step.done
+    n = len(done) if done.all() else int(np.argmin(done))
+    if n:
+        vecs = np.stack([r for r in step.rows[:n] if r is not None])
+        np.save(tmp / f"dense_{name}_words.npy", vecs.astype(np.float16))
+    log(f"build: {label}: {n}/{len(vocabulary)} words embedded ({step.seconds:.1f}s)"
+        + (f"; {step.reason}" if step.reason else ""))
+    return n
 
 
 def _write_multi(tmp: Path, docs: Documents, multi: Mapping[str, MultiVectorEmbedder], budgets: Budgets,

@@ -21,6 +21,7 @@ from .links import Links, relationship_links
 from .people import PEOPLE_FILE, PERSON_TABLES_FILE, People
 from .spelling import SPELLING_FILE, Spelling
 from .thesaurus import DERIVED_FILE, INSTANCE_FILE, RELATED_FILE
+from .vocabulary import VOCABULARY_FILE
 
 FORMAT_VERSION = 10
 #: Column types, descriptions and sample values for prompt output; read on demand, not at startup.
@@ -67,6 +68,11 @@ class Index:
     #: Census names that tell a person in a question, and the tables that hold people (index/people.py).
     people: People = field(default_factory=People)
     persons: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.bool_))
+    #: Catalog word -> its row in each dense channel's word vectors (index/vocabulary.py).
+    vocabulary: dict[str, int] = field(default_factory=dict)
+    #: channel name -> vectors of the vocabulary's first words, embedded alone (a prefix: a build whose
+    #: budget ran out embedded fewer); a question's other content words are embedded when it is asked.
+    dense_words: dict[str, np.ndarray] = field(default_factory=dict)
 
     @property
     def channels(self) -> list[str]:
@@ -195,7 +201,10 @@ def _load_index(index_dir: Path) -> Index:
                   if people_path.is_file() else People())
         persons = (np.load(index_dir / PERSON_TABLES_FILE, allow_pickle=False)
                    if (index_dir / PERSON_TABLES_FILE).is_file() else np.zeros(len(catalog.tables), dtype=np.bool_))
-        dense, dense_done, multi = {}, {}, {}
+        vocab_path = index_dir / VOCABULARY_FILE  # an index built before it, or without dense channels, has none
+        vocabulary = ({w: i for i, w in enumerate(json.loads(vocab_path.read_text(encoding="utf-8")))}
+                      if vocab_path.is_file() else {})
+        dense, dense_done, multi, dense_words = {}, {}, {}, {}
         for ch in map(registry.from_manifest, manifest["channels"]):
             name = ch.name
             if ch.kind == "dense":
@@ -205,6 +214,10 @@ def _load_index(index_dir: Path) -> Index:
                 done = _done_mask(index_dir, manifest, f"dense_{name}_done.npy")
                 if done is not None:
                     dense_done[name] = _split_done(str(ch.manifest), done, counts, (t, c, g))
+                if f"dense_{name}_words.npy" in manifest["files"]:
+                    dense_words[name] = _for_blas(np.load(index_dir / f"dense_{name}_words.npy", allow_pickle=False))
+                    if len(dense_words[name]) > len(vocabulary) or dense_words[name].shape[1:] != t.shape[1:]:
+                        raise ValueError(f"dense_{name}_words.npy does not match the vocabulary or the channel")
             elif ch.kind == "multi":
                 multi[name] = (_for_blas(np.load(index_dir / f"multi_{name}_vectors.npy", allow_pickle=False)),
                                np.load(index_dir / f"multi_{name}_offsets.npy", allow_pickle=False))
@@ -220,7 +233,7 @@ def _load_index(index_dir: Path) -> Index:
         raise BadIndexError(f"index in {str(index_dir)!r} has name stems that do not match its catalog; rebuild it")
     return Index(catalog, manifest, lexical, column_table, table_group, groups, value_phrases,
                  relationship_links(catalog), table_stems, group_stems, dense, multi, named, dense_done, related,
-                 instances, derived, spelling, people, persons)
+                 instances, derived, spelling, people, persons, vocabulary, dense_words)
 
 
 def _split_done(ch: str, done: np.ndarray, counts: Mapping[str, int],
