@@ -19,8 +19,10 @@ pytest.importorskip("sqlalchemy", reason="catalog import needs the 'import' extr
 from retriever import Retriever  # noqa: E402
 from retriever.config import Settings  # noqa: E402
 from retriever.errors import CatalogError  # noqa: E402
+from retriever.index.build import build_index  # noqa: E402
 from retriever.index.catalog import load_catalog  # noqa: E402
-from retriever.index.catalog_import import MAX_VALUE_CHARS, import_catalog, sample_value, scrub  # noqa: E402
+from retriever.index.catalog_import import import_catalog, scrub  # noqa: E402
+from retriever.index.catalog_read import MAX_VALUE_CHARS, _group_names, sample_value  # noqa: E402
 
 LONG = "x" * 500
 SHOP_SQL = """
@@ -180,21 +182,78 @@ def test_sqlite_importer_connection_cannot_write(tmp_path: Path) -> None:
 def test_one_unreadable_table_is_skipped_with_a_warning(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import sqlalchemy as sa
 
-    from retriever.index import catalog_import
+    from retriever.index import catalog_read
 
-    real = catalog_import._read_table
+    real = catalog_read._reflect
 
-    def flaky(insp: Any, schema: str | None, name: str, groups: dict[str | None, str]) -> Any:
+    def flaky(insp: Any, schema: str | None, name: str, is_view: bool) -> Any:
         if name == "employees":
             raise sa.exc.OperationalError("SELECT", {}, Exception("disk I/O error"))
-        return real(insp, schema, name, groups)
+        return real(insp, schema, name, is_view)
 
-    monkeypatch.setattr(catalog_import, "_read_table", flaky)
+    monkeypatch.setattr(catalog_read, "_reflect", flaky)
     folder = make_sqlite_tree(tmp_path)
     logs: list[str] = []
     import_catalog([str(folder / "shop.sqlite")], tmp_path / "c.json", log=logs.append)
     assert "shop.employees" not in tables_by_id(tmp_path / "c.json")
     assert any("table 'employees' skipped" in m and "shop.sqlite" in m and "disk I/O error" in m for m in logs)
+
+
+VIEW_SQL = """
+CREATE VIEW "Big Orders" AS SELECT o.order_no, o.region, c."Full Name" AS customer, o.order_no * 2 AS doubled
+    FROM "Orders" o JOIN "Customer Accounts" c ON c."Account ID" = o."Account ID" WHERE o.order_no > 10;
+"""
+
+
+def test_sqlite_view_is_a_table_without_keys_unless_no_views(tmp_path: Path) -> None:
+    db_path = make_sqlite_tree(tmp_path) / "shop.sqlite"
+    with sqlite3.connect(db_path) as db:
+        db.executescript(VIEW_SQL)
+    db.close()
+    out = tmp_path / "c.json"
+    assert "5 tables (1 of them views)" in import_catalog([str(db_path)], out)
+    view = tables_by_id(out)["shop.Big Orders"]
+    assert view == {"table_id": "shop.Big Orders", "group": "shop", "name": "Big Orders", "description": "",
+                    "columns": [{"name": "order_no", "type": "INTEGER", "description": ""},
+                                {"name": "region", "type": "TEXT", "description": ""},
+                                {"name": "customer", "type": "TEXT", "description": ""},
+                                {"name": "doubled", "type": "", "description": ""}],  # computed: no type
+                    "primary_key": [], "sample_rows": [{"order_no": 11, "region": "south", "customer": "山田 太郎",
+                                                        "doubled": 22}]}
+    assert not any("Big Orders" in str(r) for r in json.loads(out.read_text(encoding="utf-8"))["relationships"])
+    res = subprocess.run([sys.executable, "-m", "retriever", "catalog", "--from", str(db_path), "--out", str(out),
+                          "--no-views"], cwd=ROOT, capture_output=True, text=True, env=sealed_env(tmp_path / "cache"),
+                         timeout=120)
+    assert res.returncode == 0, res.stderr
+    assert "4 tables, " in res.stderr and "shop.Big Orders" not in tables_by_id(out)
+
+
+def test_a_view_named_as_a_table_is_skipped_with_a_warning(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """SQL forbids it, so the inspector is made to report one."""
+    from retriever.index import catalog_read
+
+    real = catalog_read._schemas
+
+    def doubled(insp: Any, conn: Any, views: bool) -> dict[str | None, list[tuple[str, bool]]]:
+        return {s: sorted([*names, ("employees", True)]) for s, names in real(insp, conn, views).items()}
+
+    monkeypatch.setattr(catalog_read, "_schemas", doubled)
+    logs: list[str] = []
+    summary = import_catalog([str(make_sqlite_tree(tmp_path) / "shop.sqlite")], tmp_path / "c.json", log=logs.append)
+    assert summary.startswith("1 database(s), 4 tables, ")
+    assert tables_by_id(tmp_path / "c.json")["shop.employees"]["primary_key"] == ["id"]
+    assert any("view 'employees' skipped: a table has its id 'shop.employees'" in m for m in logs), logs
+
+
+def test_schemas_joined_by_foreign_keys_share_a_group() -> None:
+    """Either direction, transitively; the others stay apart; a taken name gets a suffix."""
+    used = {"d.x"}
+    groups = _group_names("d", ["a", "b", "c", "x"], [("c", "b"), ("a", "b"), ("x", "gone")], used)
+    assert groups == {"a": ("d.a+b+c", "d.a+b+c.a"), "b": ("d.a+b+c", "d.a+b+c.b"), "c": ("d.a+b+c", "d.a+b+c.c"),
+                      "x": ("d.x_2", "d.x_2")}
+    assert _group_names("e", ["a", "b"], [("b", "a")], used) == {"a": ("e", "e.a"), "b": ("e", "e.b")}
+    assert _group_names("e", [None], [], used) == {None: ("e_2", "e_2")}
+    assert used == {"d.x", "d.a+b+c", "d.x_2", "e", "e_2"}
 
 
 def test_sample_values_and_password_scrubbing() -> None:
@@ -230,6 +289,24 @@ CREATE ROLE reader LOGIN PASSWORD '{reader}';
 GRANT USAGE ON SCHEMA sales TO reader;
 GRANT SELECT ON public."Customer Accounts", public.employees, sales."Orders", sales.shipments TO reader;
 """
+#: Three schemas joined by keys (billing -> sales -> crm: both directions, transitively) and one on its own,
+#: outside the default schema (public), which is empty; a view with a comment and one without.
+MART_SETUP = """
+CREATE SCHEMA crm; CREATE SCHEMA sales; CREATE SCHEMA billing; CREATE SCHEMA audit;
+CREATE TABLE crm.customers (customer_id int PRIMARY KEY, full_name text, city text);
+CREATE TABLE sales.orders (order_id int PRIMARY KEY, customer_id int REFERENCES crm.customers, amount int);
+CREATE TABLE billing.invoices (invoice_id int PRIMARY KEY, order_id int REFERENCES sales.orders, paid boolean);
+CREATE TABLE audit.events (event_id int PRIMARY KEY, action text, actor text);
+CREATE VIEW sales.large_orders AS SELECT order_id, customer_id, amount, amount * 2 AS doubled FROM sales.orders
+    WHERE amount > 100;
+COMMENT ON VIEW sales.large_orders IS 'Orders worth more than 100';
+CREATE VIEW audit.recent_events AS SELECT action, actor FROM audit.events;
+INSERT INTO crm.customers VALUES (1, 'Ada Lovelace', 'London'), (2, 'Grace Hopper', 'Arlington');
+INSERT INTO sales.orders VALUES (10, 1, 50), (11, 2, 250);
+INSERT INTO billing.invoices VALUES (100, 10, true);
+INSERT INTO audit.events VALUES (1, 'login', 'ada');
+"""
+MART = "mart.billing+crm+sales"
 PG_ROUND_TRIP = [
     ("List the region of every order with its shipments", {"shop.sales.Orders", "shop.sales.shipments"},
      [(("shop.sales.shipments", "order_no"), ("shop.sales.Orders", "order_no")),
@@ -256,6 +333,10 @@ def pg() -> Iterator[Any]:
                              dbname="shop", autocommit=True) as conn:
             conn.execute(PG_SETUP.replace("{reader}", READER_PASSWORD))  # type: ignore[arg-type]
             conn.execute("INSERT INTO sales.shipments VALUES (100, 10, 'north', 2, %s)", (LONG,))
+            conn.execute("CREATE DATABASE mart")
+        with psycopg.connect(host="127.0.0.1", port=server.port, user="postgres", password=PG_PASSWORD,
+                             dbname="mart", autocommit=True) as conn:
+            conn.execute(MART_SETUP)
         yield server
     finally:
         server.stop()
@@ -275,7 +356,10 @@ def test_postgres_import_schemas_keys_comments_and_odd_names(pg: Any, tmp_path: 
     assert set(t) == {"shop.public.Customer Accounts", "shop.public.employees", "shop.sales.Orders",
                       "shop.sales.shipments", "shop.sales.secret_prices"}
     cust = t["shop.public.Customer Accounts"]
-    assert cust["group"] == "shop.public" and cust["description"] == "People who buy from the shop"
+    # sales' keys point into public, so they are one group, and the whole database; sales' names say their schema
+    assert {u["group"] for u in t.values()} == {"shop"}
+    assert cust["name"] == "Customer Accounts" and t["shop.sales.Orders"]["name"] == "sales.Orders"
+    assert cust["description"] == "People who buy from the shop"
     assert cust["columns"][2] == {"name": "city", "type": "TEXT", "description": "Home town of the customer"}
     assert cust["sample_rows"][0] == {"Account ID": 1, "Full Name": "Zoë Ångström", "city": "Zürich"}
     assert cust["sample_rows"][1]["city"] == "東京"
@@ -293,6 +377,38 @@ def test_postgres_import_schemas_keys_comments_and_odd_names(pg: Any, tmp_path: 
     }
     text = out.read_text(encoding="utf-8") + "\n".join(logs)
     assert READER_PASSWORD not in text and "r3ader%40pass" not in text
+
+
+def test_postgres_schemas_joined_by_keys_share_a_group_and_plans_join_across_them(pg: Any, tmp_path: Path) -> None:
+    out = tmp_path / "catalog.json"
+    assert "6 tables (2 of them views)" in import_catalog([pg.url("mart", PG_PASSWORD)], out)
+    t = tables_by_id(out)
+    assert {tid: (u["group"], u["name"]) for tid, u in t.items()} == {
+        f"{MART}.crm.customers": (MART, "crm.customers"),
+        f"{MART}.sales.orders": (MART, "sales.orders"),
+        f"{MART}.sales.large_orders": (MART, "sales.large_orders"),
+        f"{MART}.billing.invoices": (MART, "billing.invoices"),
+        "mart.audit.events": ("mart.audit", "audit.events"),
+        "mart.audit.recent_events": ("mart.audit", "audit.recent_events"),
+    }
+    view = t[f"{MART}.sales.large_orders"]
+    assert view["description"] == "Orders worth more than 100" and view["primary_key"] == []
+    assert [(c["name"], c["type"]) for c in view["columns"]] == [
+        ("order_id", "INTEGER"), ("customer_id", "INTEGER"), ("amount", "INTEGER"), ("doubled", "INTEGER")]
+    assert view["sample_rows"] == [{"order_id": 11, "customer_id": 2, "amount": 250, "doubled": 500}]
+    assert t["mart.audit.recent_events"]["sample_rows"] == [{"action": "login", "actor": "ada"}]
+    catalog = load_catalog(out)
+    assert not catalog.warnings
+    assert {r.key() for r in catalog.relationships} == {
+        frozenset({(f"{MART}.sales.orders", "customer_id"), (f"{MART}.crm.customers", "customer_id")}),
+        frozenset({(f"{MART}.billing.invoices", "order_id"), (f"{MART}.sales.orders", "order_id")}),
+    }
+    build_index(catalog, tmp_path / "idx", log=lambda _m: None)
+    a = Retriever.open(tmp_path / "idx", Settings(local_model=False)).search(
+        "What is the total order amount of the customers in each city?")
+    assert {f"{MART}.sales.orders", f"{MART}.crm.customers"} <= set(a.table_ids), a.table_ids
+    assert frozenset({(f"{MART}.sales.orders", "customer_id"), (f"{MART}.crm.customers", "customer_id")}) in {
+        join_key(j) for j in a.joins}, a.joins
 
 
 def test_postgres_importer_connection_cannot_write(pg: Any) -> None:

@@ -49,6 +49,8 @@ def _parser() -> argparse.ArgumentParser:
                    help="a SQLite file, a folder of SQLite files, or a SQLAlchemy URL; repeatable")
     c.add_argument("--out", required=True, type=Path)
     c.add_argument("--sample-rows", type=int, default=3, help="sample rows per table (default 3)")
+    c.add_argument("--no-views", dest="views", action="store_false",
+                   help="leave views out (by default each is read as a table)")
     e = sub.add_parser("eval", help="replay labelled questions in-process")
     e.add_argument("--index-dir", required=True, type=Path)
     e.add_argument("--queries", required=True, type=Path)
@@ -130,7 +132,7 @@ def _catalog(args: argparse.Namespace) -> int:
 
     if args.sample_rows < 0:
         raise ConfigError(f"--sample-rows {args.sample_rows} must be 0 or more")
-    summary = import_catalog(args.sources, args.out, args.sample_rows,
+    summary = import_catalog(args.sources, args.out, args.sample_rows, views=args.views,
                              log=lambda m: print(f"catalog: {m}", file=sys.stderr, flush=True))
     print(f"catalog: {summary} -> {args.out}", file=sys.stderr)
     return 0
