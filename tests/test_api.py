@@ -19,7 +19,7 @@ from conftest import MINI_CATALOG, ROOT, sealed_env
 
 from retriever import Retriever, SearchResult
 from retriever.answer.assess import DENSE_FLOOR, summarize_evidence
-from retriever.answer.ddl import quote_ident
+from retriever.answer.ddl import quote_ident, quote_table
 from retriever.answer.explain import LEGEND
 from retriever.config import Settings
 from retriever.errors import ConfigError
@@ -123,6 +123,9 @@ def test_ddl_quotes_odd_identifiers(tmp_path: Path) -> None:
     assert 'CREATE TABLE "Order Lines" (' in ddl and '"say ""hi""" text,  -- e.g. \'it\'\'s\'' in ddl
     sqlite3.connect(":memory:").execute(ddl.split(");\n")[0] + ");")
     assert quote_ident("plain_name") == "plain_name" and quote_ident("Group") == '"Group"'
+    # A schema-qualified name stays qualified; a dotted name of other words is one identifier.
+    assert quote_table("crm.customers") == "crm.customers" and quote_table("sales.order") == 'sales."order"'
+    assert quote_table("my table.v2 x") == '"my table.v2 x"' and quote_table("a.b.c") == '"a.b.c"'
 
 
 def test_index_folder_is_readable_by_others_under_the_usual_umask(tmp_path: Path) -> None:

@@ -29,6 +29,15 @@ def quote_ident(name: str) -> str:
     return '"' + name.replace('"', '""') + '"'
 
 
+def quote_table(name: str) -> str:
+    """A table's name as SQL: the importer names a table outside the default schema `schema.table`, which
+    stays qualified (each part quoted as it needs) where both parts are plain words; else one identifier."""
+    parts = name.split(".")
+    if len(parts) == 2 and all(_PLAIN.match(p) for p in parts):
+        return ".".join(quote_ident(p) for p in parts)
+    return quote_ident(name)
+
+
 def _comment(text: str) -> str:
     """One line, safe inside a -- comment."""
     return " ".join(str(text).split())
@@ -88,9 +97,9 @@ def render_ddl(
                 continue
             other = catalog.tables[pos[rel.right_table]]
             ref = other.name if other.group == table.group else other.table_id
-            items.append((f"FOREIGN KEY ({quote_ident(rel.left_column)}) REFERENCES {quote_ident(ref)} "
+            items.append((f"FOREIGN KEY ({quote_ident(rel.left_column)}) REFERENCES {quote_table(ref)} "
                           f"({quote_ident(rel.right_column)})", "chosen join"))
-        lines.append(f"CREATE TABLE {quote_ident(table.name)} (")
+        lines.append(f"CREATE TABLE {quote_table(table.name)} (")
         for i, (text, note) in enumerate(items):
             sep = "," if i < len(items) - 1 else ""
             lines.append(f"  {text}{sep}" + (f"  -- {note}" if note else ""))
