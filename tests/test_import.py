@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import sqlite3
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -74,8 +75,14 @@ def tables_by_id(catalog_path: Path) -> dict[str, dict[str, Any]]:
     return {t["table_id"]: t for t in data["tables"]}
 
 
-def build_and_ask(catalog_path: Path, tmp_path: Path,
-                  cases: list[tuple[str, set[str], list[Any]]]) -> None:
+def sqlite_accepts(statements: list[str]) -> None:
+    db = sqlite3.connect(":memory:")
+    for stmt in statements:
+        db.execute(stmt)
+
+
+def build_and_ask(catalog_path: Path, tmp_path: Path, cases: list[tuple[str, set[str], list[Any]]],
+                  ddl_check: Callable[[list[str]], None] = sqlite_accepts) -> None:
     """build.sh accepts the catalog; each question's answer is valid and holds the expected tables and joins."""
     env = sealed_env(tmp_path / "cache")
     index_dir = tmp_path / "index"
@@ -92,8 +99,7 @@ def build_and_ask(catalog_path: Path, tmp_path: Path,
         want = {frozenset(j) for j in joins}
         assert want <= got_keys, (question, a.joins)
         assert not a.low_evidence
-        for stmt in a.ddl().split(");\n")[:-1]:  # the prompt DDL of imported odd names is valid SQL
-            sqlite3.connect(":memory:").execute(stmt + ");")
+        ddl_check([stmt + ");" for stmt in a.ddl().split(");\n")[:-1]])  # imported odd names are valid SQL
 
 
 def test_sqlite_folder_import_reads_schema_keys_and_samples(tmp_path: Path) -> None:
@@ -415,10 +421,21 @@ def test_postgres_importer_connection_cannot_write(pg: Any) -> None:
     assert_cannot_write(pg.url("shop", PG_PASSWORD))
 
 
+def sqlite_accepts_qualified(statements: list[str]) -> None:
+    """The DDL of tables in schemas (`CREATE TABLE sales.Orders`) in SQLite, each schema an attached
+    database; SQLite names no schema where a table is referenced (it must be the table's own), so the
+    references are read unqualified."""
+    db = sqlite3.connect(":memory:")
+    for schema in sorted({m for stmt in statements for m in re.findall(r"CREATE TABLE (\w+)\.", stmt)}):
+        db.execute(f"ATTACH ':memory:' AS {schema}")
+    for stmt in statements:
+        db.execute(re.sub(r"REFERENCES \w+\.", "REFERENCES ", stmt))
+
+
 def test_postgres_round_trip_through_build_sh(pg: Any, tmp_path: Path) -> None:
     out = tmp_path / "catalog.json"
     import_catalog([reader_url(pg)], out)
-    build_and_ask(out, tmp_path, PG_ROUND_TRIP)
+    build_and_ask(out, tmp_path, PG_ROUND_TRIP, sqlite_accepts_qualified)
 
 
 def test_postgres_cli_never_shows_the_password(pg: Any, tmp_path: Path) -> None:
