@@ -9,7 +9,7 @@ catalog holds, and their other number, in the same way; a query embeds only the 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterator
 
 from .catalog import Catalog
 from .text import STOPWORDS, words
@@ -26,11 +26,18 @@ def catalog_vocabulary(catalog: Catalog, limit: int = MAX_VOCABULARY) -> list[st
     its table, column and group names, descriptions and sample values, lower-cased as content_words gives
     them, each with its other number ("singer" and "singers")."""
     spread: Counter[str] = Counter()
+    seen: dict[str, tuple[str, ...]] = {}  # a big catalog repeats its column names: each text is split once
     for t in catalog.tables:
-        texts = [t.name, t.description, t.group]
-        texts += [part for c in t.columns for part in (c.name, c.description)]
-        texts += [str(v) for row in t.sample_rows for v in row.values() if isinstance(v, str)]
-        spread.update(set(_content(texts)))
+        texts = {t.name, t.description, t.group}
+        texts.update(part for c in t.columns for part in (c.name, c.description))
+        texts.update(v for row in t.sample_rows for v in row.values() if isinstance(v, str))
+        held: set[str] = set()
+        for text in texts:
+            got = seen.get(text)
+            if got is None:
+                got = seen[text] = tuple(_content(text))
+            held.update(got)
+        spread.update(held)
     for w, n in list(spread.items()):
         for form in other_number(w):
             spread[form] = max(spread[form], n)
@@ -54,8 +61,7 @@ def other_number(word: str) -> list[str]:
     return [word + "s"]
 
 
-def _content(texts: Iterable[str]) -> Iterable[str]:
-    for text in texts:
-        for w in words(text):
-            if len(w) >= 3 and w.isalpha() and w not in STOPWORDS:
-                yield w
+def _content(text: str) -> Iterator[str]:
+    for w in words(text):
+        if len(w) >= 3 and w.isalpha() and w not in STOPWORDS:
+            yield w
