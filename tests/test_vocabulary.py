@@ -114,3 +114,15 @@ def test_a_vocabulary_longer_than_its_words_is_a_bad_index(tmp_path: Path) -> No
     manifest_path.write_text(json.dumps(manifest), encoding="utf-8")
     with pytest.raises(BadIndexError, match="dense_local_words.npy"):
         load_index(tmp_path / "index")
+
+
+def test_a_backend_failure_in_the_vocabulary_keeps_the_words_embedded_before_it(tmp_path: Path) -> None:
+    clock = Clock()
+    emb = TimedEmbedder(clock, [1.0], fail_on=10)  # 7 chunks of documents, the probe, then 2 chunks of words
+    logs: list[str] = []
+    manifest = build_index(small_catalog(), tmp_path / "index", dense={"local": emb}, log=logs.append,
+                           budgets=Budgets(clock=clock, chunk=4))
+    assert manifest["coverage"]["dense:local"]["status"] == "complete" and "dense:local" in manifest["channels"]
+    assert manifest["vocabulary"]["embedded"] == {"local": 8}
+    assert any("vocabulary: 8/" in m and "backend went away" in m for m in logs), logs
+    assert len(load_index(tmp_path / "index").dense_words["local"]) == 8
