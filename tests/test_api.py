@@ -122,9 +122,11 @@ def test_ddl_quotes_odd_identifiers(tmp_path: Path) -> None:
     ddl = Retriever.open(tmp_path / "idx", Settings(local_model=False)).search("order lines").ddl()
     assert 'CREATE TABLE "Order Lines" (' in ddl and '"say ""hi""" text,  -- e.g. \'it\'\'s\'' in ddl
     sqlite3.connect(":memory:").execute(ddl.split(");\n")[0] + ");")
-    assert quote_ident("plain_name") == "plain_name" and quote_ident("Group") == '"Group"'
+    assert quote_ident("plain_name") == "plain_name" and quote_ident("group") == '"group"'
+    assert quote_ident("Singer_ID") == '"Singer_ID"', "PostgreSQL would fold it to singer_id"
     # A schema-qualified name stays qualified; a dotted name of other words is one identifier.
     assert quote_table("crm.customers") == "crm.customers" and quote_table("sales.order") == 'sales."order"'
+    assert quote_table("sales.Orders") == 'sales."Orders"'
     assert quote_table("my table.v2 x") == '"my table.v2 x"' and quote_table("a.b.c") == '"a.b.c"'
 
 

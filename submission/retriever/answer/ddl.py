@@ -23,8 +23,9 @@ SAMPLES_SHOWN = 3
 
 
 def quote_ident(name: str) -> str:
-    """Bare when safe, else double-quoted with embedded quotes doubled (standard SQL)."""
-    if _PLAIN.match(name) and name.lower() not in _RESERVED:
+    """Bare when safe, else double-quoted with embedded quotes doubled (standard SQL). A name with a capital
+    is quoted: PostgreSQL folds a bare `Orders` to `orders`, which is another table; SQLite matches either."""
+    if _PLAIN.match(name) and name == name.lower() and name not in _RESERVED:
         return name
     return '"' + name.replace('"', '""') + '"'
 
