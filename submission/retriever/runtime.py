@@ -162,4 +162,4 @@ def _word_vectors(rows: list[int], stored: np.ndarray | None, fresh: np.ndarray)
     """The content words' vectors in question order: the build's row where it has one (row >= 0), else the
     next of those embedded with the question."""
     it = iter(fresh)
-    return np.stack([stored[r] if stored is not None and r >= 0 else next(it) for r in rows]).astype(np.float32)
+    return np.stack([stored[r] if stored is not None and r >= 0 else next(it) for r in rows])

@@ -95,10 +95,10 @@ def build_index(
         quality: dict[str, float] = {}
         vocabulary = catalog_vocabulary(catalog) if dense else []
         words: dict[str, int] = {}
-        if vocabulary:
-            _write_json(tmp / VOCABULARY_FILE, vocabulary)
         covs = (_write_dense(tmp, docs, dense or {}, budgets, log, quality, vocabulary, words)
                 + _write_multi(tmp, docs, multi or {}, budgets, log))
+        if any(words.values()):  # the rows of no channel's word vectors: no list to look them up in
+            _write_json(tmp / VOCABULARY_FILE, vocabulary)
         channels += [c.channel for c in covs if c.usable]
         backend = engine(tmp, docs, channels, log) if engine else {"kind": "in-process"}
         manifest = {
