@@ -300,7 +300,8 @@ GRANT USAGE ON SCHEMA sales TO reader;
 GRANT SELECT ON public."Customer Accounts", public.employees, sales."Orders", sales.shipments TO reader;
 """
 #: Three schemas joined by keys (billing -> sales -> crm: both directions, transitively) and one on its own,
-#: outside the default schema (public), which is empty; a view with a comment and one without.
+#: outside the default schema (public), which is empty; a view with a comment and one without; a materialized view
+#: with rows and one never refreshed (no rows to read).
 MART_SETUP = """
 CREATE SCHEMA crm; CREATE SCHEMA sales; CREATE SCHEMA billing; CREATE SCHEMA audit;
 CREATE TABLE crm.customers (customer_id int PRIMARY KEY, full_name text, city text);
@@ -311,10 +312,15 @@ CREATE VIEW sales.large_orders AS SELECT order_id, customer_id, amount, amount *
     WHERE amount > 100;
 COMMENT ON VIEW sales.large_orders IS 'Orders worth more than 100';
 CREATE VIEW audit.recent_events AS SELECT action, actor FROM audit.events;
+CREATE MATERIALIZED VIEW crm.city_counts AS SELECT city, count(*) AS customers FROM crm.customers GROUP BY city
+    WITH NO DATA;
+COMMENT ON MATERIALIZED VIEW crm.city_counts IS 'How many customers live in each city';
+CREATE MATERIALIZED VIEW audit.unfilled AS SELECT actor FROM audit.events WITH NO DATA;
 INSERT INTO crm.customers VALUES (1, 'Ada Lovelace', 'London'), (2, 'Grace Hopper', 'Arlington');
 INSERT INTO sales.orders VALUES (10, 1, 50), (11, 2, 250);
 INSERT INTO billing.invoices VALUES (100, 10, true);
 INSERT INTO audit.events VALUES (1, 'login', 'ada');
+REFRESH MATERIALIZED VIEW crm.city_counts;
 """
 MART = "mart.billing+crm+sales"
 PG_ROUND_TRIP = [
@@ -391,12 +397,15 @@ def test_postgres_import_schemas_keys_comments_and_odd_names(pg: Any, tmp_path: 
 
 def test_postgres_schemas_joined_by_keys_share_a_group_and_plans_join_across_them(pg: Any, tmp_path: Path) -> None:
     out = tmp_path / "catalog.json"
-    assert "6 tables (2 of them views)" in import_catalog([pg.url("mart", PG_PASSWORD)], out)
+    logs: list[str] = []
+    assert "8 tables (4 of them views)" in import_catalog([pg.url("mart", PG_PASSWORD)], out, log=logs.append)
     t = tables_by_id(out)
     assert {tid: (u["group"], u["name"]) for tid, u in t.items()} == {
         f"{MART}.crm.customers": (MART, "crm.customers"),
         f"{MART}.sales.orders": (MART, "sales.orders"),
         f"{MART}.sales.large_orders": (MART, "sales.large_orders"),
+        f"{MART}.crm.city_counts": (MART, "crm.city_counts"),
+        "mart.audit.unfilled": ("mart.audit", "audit.unfilled"),
         f"{MART}.billing.invoices": (MART, "billing.invoices"),
         "mart.audit.events": ("mart.audit", "audit.events"),
         "mart.audit.recent_events": ("mart.audit", "audit.recent_events"),
@@ -407,6 +416,13 @@ def test_postgres_schemas_joined_by_keys_share_a_group_and_plans_join_across_the
         ("order_id", "INTEGER"), ("customer_id", "INTEGER"), ("amount", "INTEGER"), ("doubled", "INTEGER")]
     assert view["sample_rows"] == [{"order_id": 11, "customer_id": 2, "amount": 250, "doubled": 500}]
     assert t["mart.audit.recent_events"]["sample_rows"] == [{"action": "login", "actor": "ada"}]
+    counts = t[f"{MART}.crm.city_counts"]
+    assert counts["description"] == "How many customers live in each city" and counts["primary_key"] == []
+    assert [c["name"] for c in counts["columns"]] == ["city", "customers"]
+    assert sorted(r["city"] for r in counts["sample_rows"]) == ["Arlington", "London"]
+    # a materialized view never refreshed cannot be read: it keeps its columns, loses its rows, and says so
+    assert t["mart.audit.unfilled"]["sample_rows"] == [] and t["mart.audit.unfilled"]["columns"]
+    assert any("audit.unfilled" in m and "no sample rows" in m for m in logs), logs
     catalog = load_catalog(out)
     assert not catalog.warnings
     assert {r.key() for r in catalog.relationships} == {

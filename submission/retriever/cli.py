@@ -50,7 +50,7 @@ def _parser() -> argparse.ArgumentParser:
     c.add_argument("--out", required=True, type=Path)
     c.add_argument("--sample-rows", type=int, default=3, help="sample rows per table (default 3)")
     c.add_argument("--no-views", dest="views", action="store_false",
-                   help="leave views out (by default each is read as a table)")
+                   help="leave views and materialized views out (by default each is read as a table)")
     e = sub.add_parser("eval", help="replay labelled questions in-process")
     e.add_argument("--index-dir", required=True, type=Path)
     e.add_argument("--queries", required=True, type=Path)

@@ -122,10 +122,18 @@ def _schemas(insp: Any, conn: Any, views: bool) -> dict[str | None, list[tuple[s
     out: dict[str | None, list[tuple[str, bool]]] = {}
     for s in schemas:
         names = [(n, False) for n in insp.get_table_names(schema=s)]
-        names += [(n, True) for n in insp.get_view_names(schema=s)] if views else []
+        names += [(n, True) for n in insp.get_view_names(schema=s) + _materialized(insp, s)] if views else []
         if names:
             out[s] = sorted(names)
     return out
+
+
+def _materialized(insp: Any, schema: str | None) -> list[str]:
+    """Materialized views are views to an analyst (PostgreSQL, Oracle); a dialect without them has none."""
+    try:
+        return list(insp.get_materialized_view_names(schema=schema))
+    except NotImplementedError:
+        return []
 
 
 def _group_names(database: str, schemas: list[str | None], links: Iterable[tuple[str | None, str | None]],
