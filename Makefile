@@ -19,7 +19,7 @@ LABELS    ?= $(SPIDER)/$(SPLIT)/labels.jsonl
 INDEX     ?= build/index
 FORMAT    ?= text
 
-.PHONY: install install-milvus run query test lint eval fit fit-data cv reworded fake-api bench warm-cache replay bundle test-bundle test-robust bench-scale bench-scale-1m verify clean
+.PHONY: install install-milvus run query test lint eval fit fit-data cv reworded paraphrased fake-api bench warm-cache replay bundle test-bundle test-robust bench-scale bench-scale-1m verify clean
 
 $(VENV)/.installed: requirements.txt requirements-dev.txt submission/requirements.txt submission/requirements-nodeps.txt
 	$(PY) -m venv $(VENV)
@@ -105,6 +105,21 @@ reworded: $(INDEX)/manifest.json
 	  $(PYTHON) -m retriever eval --quiet --index-dir $(INDEX) --queries build/reworded-$$src.jsonl --labels $(LABELS) && \
 	  $(PYTHON) scripts/reword_split.py --index-dir $(INDEX) --catalog $(CATALOG) --original build/reworded-$$src-orig.jsonl \
 	    --reworded build/reworded-$$src.jsonl --labels $(LABELS) || exit 1; \
+	done
+
+# Spider dev in the users' words: every 3rd question rewritten by hand (scripts/paraphrases/README.md), scored
+# beside the same questions as written and split like the proxies above (PARAPHRASE_STYLES=synonyms: the first only).
+PARAPHRASE_STYLES ?= synonyms implicit
+paraphrased: $(INDEX)/manifest.json
+	@for style in $(PARAPHRASE_STYLES); do \
+	  echo "== Spider dev in the users' words ($$style)"; \
+	  para=scripts/paraphrases/spider_dev_$$style.jsonl; \
+	  $(PYTHON) -c "import json,sys; ids={json.loads(l)['query_id'] for l in open('$$para')}; \
+	    [sys.stdout.write(l) for l in open('$(QUERIES)') if json.loads(l)['query_id'] in ids]" > build/paraphrased-orig.jsonl && \
+	  $(PYTHON) -m retriever eval --quiet --index-dir $(INDEX) --queries build/paraphrased-orig.jsonl --labels $(LABELS) && \
+	  $(PYTHON) -m retriever eval --quiet --index-dir $(INDEX) --queries $$para --labels $(LABELS) && \
+	  $(PYTHON) scripts/reword_split.py --index-dir $(INDEX) --catalog $(CATALOG) --original build/paraphrased-orig.jsonl \
+	    --reworded $$para --labels $(LABELS) || exit 1; \
 	done
 
 # Item 5 of issue 10: a local fake Jina serving the local model's own vectors, then serving noise.
