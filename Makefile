@@ -94,17 +94,19 @@ cv: fit-data
 # gold columns dropped (the column left implicit). Each is also split by whether a swapped-in word is another
 # database's schema word (scripts/reword_split.py).
 REWORD_SOURCES ?= wordnet embedding typos checked columns
+# $(1)'s questions as written (into $(2)), both scored, then split by collisions (scripts/reword_split.py).
+score_pair = $(PYTHON) -c "import json,sys; ids={json.loads(l)['query_id'] for l in open('$(1)')}; \
+	    [sys.stdout.write(l) for l in open('$(QUERIES)') if json.loads(l)['query_id'] in ids]" > $(2) && \
+	  $(PYTHON) -m retriever eval --quiet --index-dir $(INDEX) --queries $(2) --labels $(LABELS) && \
+	  $(PYTHON) -m retriever eval --quiet --index-dir $(INDEX) --queries $(1) --labels $(LABELS) && \
+	  $(PYTHON) scripts/reword_split.py --index-dir $(INDEX) --catalog $(CATALOG) --original $(2) --reworded $(1) \
+	    --labels $(LABELS)
 reworded: $(INDEX)/manifest.json
 	@for src in $(REWORD_SOURCES); do \
 	  echo "== schema words swapped by $$src"; \
 	  $(PYTHON) scripts/reword.py --source $$src --catalog $(CATALOG) --queries $(QUERIES) --labels $(LABELS) \
 	    --out build/reworded-$$src.jsonl && \
-	  $(PYTHON) -c "import json,sys; ids={json.loads(l)['query_id'] for l in open('build/reworded-$$src.jsonl')}; \
-	    [sys.stdout.write(l) for l in open('$(QUERIES)') if json.loads(l)['query_id'] in ids]" > build/reworded-$$src-orig.jsonl && \
-	  $(PYTHON) -m retriever eval --quiet --index-dir $(INDEX) --queries build/reworded-$$src-orig.jsonl --labels $(LABELS) && \
-	  $(PYTHON) -m retriever eval --quiet --index-dir $(INDEX) --queries build/reworded-$$src.jsonl --labels $(LABELS) && \
-	  $(PYTHON) scripts/reword_split.py --index-dir $(INDEX) --catalog $(CATALOG) --original build/reworded-$$src-orig.jsonl \
-	    --reworded build/reworded-$$src.jsonl --labels $(LABELS) || exit 1; \
+	  $(call score_pair,build/reworded-$$src.jsonl,build/reworded-$$src-orig.jsonl) || exit 1; \
 	done
 
 # Spider dev in the users' words: every 3rd question rewritten by hand (scripts/paraphrases/README.md), scored
@@ -113,13 +115,7 @@ PARAPHRASE_STYLES ?= synonyms implicit
 paraphrased: $(INDEX)/manifest.json
 	@for style in $(PARAPHRASE_STYLES); do \
 	  echo "== Spider dev in the users' words ($$style)"; \
-	  para=scripts/paraphrases/spider_dev_$$style.jsonl; \
-	  $(PYTHON) -c "import json,sys; ids={json.loads(l)['query_id'] for l in open('$$para')}; \
-	    [sys.stdout.write(l) for l in open('$(QUERIES)') if json.loads(l)['query_id'] in ids]" > build/paraphrased-orig.jsonl && \
-	  $(PYTHON) -m retriever eval --quiet --index-dir $(INDEX) --queries build/paraphrased-orig.jsonl --labels $(LABELS) && \
-	  $(PYTHON) -m retriever eval --quiet --index-dir $(INDEX) --queries $$para --labels $(LABELS) && \
-	  $(PYTHON) scripts/reword_split.py --index-dir $(INDEX) --catalog $(CATALOG) --original build/paraphrased-orig.jsonl \
-	    --reworded $$para --labels $(LABELS) || exit 1; \
+	  $(call score_pair,scripts/paraphrases/spider_dev_$$style.jsonl,build/paraphrased-orig.jsonl) || exit 1; \
 	done
 
 # Item 5 of issue 10: a local fake Jina serving the local model's own vectors, then serving noise.
