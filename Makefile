@@ -69,8 +69,12 @@ TRAIN_SETS = --set spider=build/spider,$(SPIDER)/train/queries.jsonl,$(SPIDER)/t
              --set bird=build/bird,$(BIRD)/train/queries.jsonl,$(BIRD)/train/labels.jsonl \
              --set spider_rw=build/spider,build/spider_train_rw.jsonl,$(SPIDER)/train/labels.jsonl \
              --set bird_rw=build/bird,build/bird_reworded_all.jsonl,$(BIRD)/train/labels.jsonl
-FIT_SETS   = --every 2 $(TRAIN_SETS)
-CV_SETS    = --every 4 $(TRAIN_SETS)
+# The hand-rewritten copies (scripts/paraphrases/) are already every 4th / 5th question, so they are read at
+# twice the others' density ($(1): all of them for the fit, every 2nd for the folds), keeping their share.
+PARA_SETS  = --set spider_para=build/spider,scripts/paraphrases/spider_train_synonyms.jsonl,$(SPIDER)/train/labels.jsonl,$(1) \
+             --set bird_para=build/bird,scripts/paraphrases/bird_train_synonyms.jsonl,$(BIRD)/train/labels.jsonl,$(1)
+FIT_SETS   = --every 2 $(TRAIN_SETS) $(call PARA_SETS,1)
+CV_SETS    = --every 4 $(TRAIN_SETS) $(call PARA_SETS,2)
 
 fit-data: install
 	bash submission/build.sh --corpus $(SPIDER)/catalog.json --index-dir build/spider

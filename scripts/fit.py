@@ -306,8 +306,8 @@ def judge(ts: TrainingSet, planner: Planner, q: Question, opts: Options) -> Outc
 
 
 #: Retrained ablations (`--cv K --ablate PIECE`): what switching one new piece off costs on held-out folds.
-ABLATIONS = ("entity_home", "five_tables", "bird_training", "reworded_training", "table_relevance", "route",
-             "adapter")
+ABLATIONS = ("entity_home", "five_tables", "bird_training", "reworded_training", "paraphrased_training",
+             "table_relevance", "route", "adapter")
 
 
 def ablate(sets: Sequence[TrainingSet], piece: str, opts: Options) -> tuple[Options, frozenset[str]]:
@@ -327,6 +327,8 @@ def ablate(sets: Sequence[TrainingSet], piece: str, opts: Options) -> tuple[Opti
         skip = {ts.name for ts in sets if ts.name.startswith("bird")}
     elif piece == "reworded_training":
         skip = {ts.name for ts in sets if ts.name.endswith("_rw")}
+    elif piece == "paraphrased_training":
+        skip = {ts.name for ts in sets if ts.name.endswith("_para")}
     return replace(opts, disabled_features=opts.disabled_features | frozenset(off)), frozenset(skip)
 
 

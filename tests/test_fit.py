@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -118,3 +119,16 @@ def test_cached_evidence_follows_the_questions(mini_index_dir: Path, tmp_path: P
     by_id = {q.query_id: q.question for q in changed.questions}
     assert by_id[rows[0]["query_id"]] == "How many vocalists are there?"
     assert len(list((tmp_path / "evcache").iterdir())) == 2
+
+
+def test_training_set_ablations_leave_out_their_sets_only(mini_set: fit.TrainingSet) -> None:
+    """`--ablate` of a training style trains without those sets (they are still scored) and touches nothing
+    else: the paraphrased copies are told apart from the WordNet ones by their set names."""
+    names = ("spider", "bird", "spider_rw", "bird_rw", "spider_para", "bird_para")
+    sets = [replace(mini_set, name=n) for n in names]
+    expected = {"bird_training": {"bird", "bird_rw", "bird_para"}, "reworded_training": {"spider_rw", "bird_rw"},
+                "paraphrased_training": {"spider_para", "bird_para"}}
+    for piece, skipped in expected.items():
+        opts, skip = fit.ablate(sets, piece, Options())
+        assert skip == frozenset(skipped), piece
+        assert opts == Options()
