@@ -73,8 +73,11 @@ TRAIN_SETS = --set spider=build/spider,$(SPIDER)/train/queries.jsonl,$(SPIDER)/t
 # twice the others' density ($(1): all of them for the fit, every 2nd for the folds), keeping their share.
 PARA_SETS  = --set spider_para=build/spider,scripts/paraphrases/spider_train_synonyms.jsonl,$(SPIDER)/train/labels.jsonl,$(1) \
              --set bird_para=build/bird,scripts/paraphrases/bird_train_synonyms.jsonl,$(BIRD)/train/labels.jsonl,$(1)
-FIT_SETS   = --every 2 $(TRAIN_SETS) $(call PARA_SETS,1)
-CV_SETS    = --every 4 $(TRAIN_SETS) $(call PARA_SETS,2)
+# The confidence is calibrated on the questions as their authors wrote them: the copies teach the models the
+# users' words, but their answers, calibrated with the rest, made Spider dev's confidence too low (ECE 0.058).
+CALIBRATE  = --calibrate-on spider --calibrate-on bird
+FIT_SETS   = --every 2 $(TRAIN_SETS) $(call PARA_SETS,1) $(CALIBRATE)
+CV_SETS    = --every 4 $(TRAIN_SETS) $(call PARA_SETS,2) $(CALIBRATE)
 
 fit-data: install
 	bash submission/build.sh --corpus $(SPIDER)/catalog.json --index-dir build/spider

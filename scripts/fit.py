@@ -200,6 +200,10 @@ def fit_models(sets: Sequence[TrainingSet], keep: set[tuple[str, str]] | None = 
     return Fitted(models, data, found, len(chosen))
 
 
+def calibrates(o: Outcome, on: frozenset[str] | None) -> bool:
+    return on is None or o.set_name in on
+
+
 def fit_confidence(outcomes: Sequence[Outcome]) -> SoftmaxModel:
     """Logistic calibration of P(answer covers the question), as a two-way softmax against a zero row."""
     return fit_softmax([(np.stack([np.zeros_like(o.x), o.x]), int(o.hit)) for o in outcomes], CONFIDENCE_FEATURES)
@@ -385,15 +389,17 @@ def cross_validate(sets: Sequence[TrainingSet], k: int, opts: Options, skip: fro
     return outcomes, [r for got in rows for r in got]
 
 
-def calibration(outcomes: Sequence[Outcome], k: int) -> tuple[list[float], list[str]]:
+def calibration(outcomes: Sequence[Outcome], k: int, on: frozenset[str] | None = None
+                ) -> tuple[list[float], list[str]]:
     """Held-out calibrated confidence per outcome (the calibration of each database fold is fitted on the
-    others' out-of-fold outcomes) and the 10-bin reliability table with its expected calibration error."""
+    others' out-of-fold outcomes of the sets `on`, all if None) and the 10-bin reliability table with its
+    expected calibration error, for every set."""
     dbs = sorted({(o.source, o.db) for o in outcomes})
     order = np.random.default_rng(SEED).permutation(len(dbs))
     fold = {dbs[j]: i % k for i, j in enumerate(order)}
     probs = [0.0] * len(outcomes)
     for i in range(k):
-        model = fit_confidence([o for o in outcomes if fold[(o.source, o.db)] != i])
+        model = fit_confidence([o for o in outcomes if fold[(o.source, o.db)] != i and calibrates(o, on)])
         for n, o in enumerate(outcomes):
             if fold[(o.source, o.db)] == i:
                 probs[n] = calibrated(model, o.x)
@@ -475,24 +481,28 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--outcomes", type=Path, help="with --cv: write each held-out outcome here as JSONL")
     ap.add_argument("--eval-only", action="append", default=[], metavar="NAME",
                     help="with --cv: score this set on the held-out folds without training on it")
+    ap.add_argument("--calibrate-on", action="append", metavar="NAME",
+                    help="fit the confidence calibration on these sets' held-out answers only (default: all)")
     ap.add_argument("--out", type=Path, default=WEIGHTS_PATH)
     args = ap.parse_args(argv)
     settings = Settings.from_env(os.environ)
     opts = Options(rrf_k=settings.rrf_k)
+    names = {spec.partition("=")[0] for spec in args.set}
+    for flag, given in (("--eval-only", args.eval_only), ("--calibrate-on", args.calibrate_on or [])):
+        if set(given) - names:
+            raise SystemExit(f"fit: {flag} names no --set: {', '.join(sorted(set(given) - names))}")
+    calibrate_on = frozenset(args.calibrate_on) if args.calibrate_on else None
     sets = [load_set(s, settings, opts, args.every, args.evidence_cache) for s in args.set]
     adapter = None
     if args.ablate != "adapter":
         adapter = attach_adapters(sets, settings, args.cv or CALIBRATION_FOLDS, full=not args.cv)
     if args.cv:
         cv_opts, skip = ablate(sets, args.ablate, opts) if args.ablate else (opts, frozenset())
-        unknown = set(args.eval_only) - {ts.name for ts in sets}
-        if unknown:
-            raise SystemExit(f"fit: --eval-only names no --set: {', '.join(sorted(unknown))}")
         skip |= frozenset(args.eval_only)
         outcomes, _ = cross_validate(sets, args.cv, cv_opts, skip, tables=args.ablate != "table_relevance",
                                      route=args.ablate != "route")
         print("\n".join(report(outcomes)))
-        probs, lines = calibration(outcomes, args.cv)
+        probs, lines = calibration(outcomes, args.cv, calibrate_on)
         print("\n".join(lines))
         if args.outcomes:
             with open(args.outcomes, "w", encoding="utf-8") as f:
@@ -502,7 +512,7 @@ def main(argv: list[str] | None = None) -> int:
     # The confidence calibration and the routing model need held-out answers: a 5-fold pass first, then the
     # full fit.
     outcomes, route_rows = cross_validate(sets, CALIBRATION_FOLDS, opts)
-    conf = fit_confidence(outcomes)
+    conf = fit_confidence([o for o in outcomes if calibrates(o, calibrate_on)])
     route = fit_softmax(route_rows, ROUTE_FEATURES)
     got = fit_models(sets, confidence=conf, route=route)
     print(f"fit: gold plan among candidates for {got.found}/{got.total} questions", file=sys.stderr)

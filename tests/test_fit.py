@@ -132,3 +132,23 @@ def test_training_set_ablations_leave_out_their_sets_only(mini_set: fit.Training
         opts, skip = fit.ablate(sets, piece, Options())
         assert skip == frozenset(skipped), piece
         assert opts == Options()
+
+
+def test_the_calibration_is_fitted_on_the_sets_named_and_reported_for_all() -> None:
+    """Two sets whose answers look alike but differ in outcome: calibrated on the first alone, the second
+    gets the first's (high) confidence, and both get a reliability table."""
+    rng = np.random.default_rng(0)
+    outcomes = []
+    for set_name, hit_rate in (("written", 0.9), ("copies", 0.3)):
+        for n in range(200):
+            x = np.asarray([1.0, rng.normal(), 0.0, 0.0, 0.0, 0.0, 0.0, 0.0])
+            outcomes.append(fit.Outcome(set_name, f"{set_name}{n}", 1, bool(rng.random() < hit_rate), True, 0.5,
+                                        "", "catalog", f"db{n % 10}", x))
+    probs, lines = fit.calibration(outcomes, 5, frozenset({"written"}))
+    copies = [p for p, o in zip(probs, outcomes, strict=True) if o.set_name == "copies"]
+    assert np.mean(copies) > 0.8
+    both, _ = fit.calibration(outcomes, 5)
+    assert 0.4 < np.mean([p for p, o in zip(both, outcomes, strict=True) if o.set_name == "copies"]) < 0.8
+    assert any(line.startswith("calibration copies") for line in lines)
+    with pytest.raises(SystemExit, match="--calibrate-on names no --set: nosuch"):
+        fit.main(["--set", "mini=a,b,c", "--calibrate-on", "nosuch"])
