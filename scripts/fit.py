@@ -79,6 +79,8 @@ class TrainingSet:
     questions: list[Question]
     #: The catalog's index folder: sets on one catalog (a set and its reworded copy) share database folds.
     source: str = ""
+    #: Which questions of its file the set read: every Nth (a set's own `,N` or `--every`).
+    every: int = 1
     #: query id -> group and table model -> its training rows (features, gold position), made once and reused
     #: by every fold (plan rows depend on the fold's table model).
     rows: dict[str, dict[str, list[tuple[np.ndarray, int]]]] = field(default_factory=dict)
@@ -139,7 +141,7 @@ def load_set(spec: str, settings: Settings, opts: Options, every: int, cache: Pa
     key = hashlib.sha256(f"{spec}|{every}|{RUNNING[0]}|{index_digest(index_dir)}|{files}".encode()).hexdigest()[:16]
     if cache is not None and (cache / f"{name}-{key}.pkl").exists():
         with open(cache / f"{name}-{key}.pkl", "rb") as f:  # our own file, written below
-            return TrainingSet(name, planner, pickle.load(f), str(index_dir))  # noqa: S301
+            return TrainingSet(name, planner, pickle.load(f), str(index_dir), every)  # noqa: S301
     t0 = time.monotonic()
     for n, q in enumerate(rows):
         label = labels[q["query_id"]]
@@ -158,7 +160,7 @@ def load_set(spec: str, settings: Settings, opts: Options, every: int, cache: Pa
         cache.mkdir(parents=True, exist_ok=True)
         with open(cache / f"{name}-{key}.pkl", "wb") as f:
             pickle.dump(out, f, protocol=pickle.HIGHEST_PROTOCOL)
-    return TrainingSet(name, planner, out, str(index_dir))
+    return TrainingSet(name, planner, out, str(index_dir), every)
 
 
 @dataclass
@@ -521,7 +523,7 @@ def main(argv: list[str] | None = None) -> int:
         acc = np.mean([int(np.argmax(m.logits(x)) == y) for x, y in got.data[name]])
         print(f"fit: {name} model train top-1 accuracy {acc:.4f}", file=sys.stderr)
     out = {"version": WEIGHTS_VERSION, "fitted_on": {ts.name: len(ts.questions) for ts in sets},
-           "every": args.every, "code": RUNNING[1], "channels": sets[0].planner.index.channels,
+           "every": {ts.name: ts.every for ts in sets}, "code": RUNNING[1], "channels": sets[0].planner.index.channels,
            "models": {**{k: m.to_json() for k, m in fitted.items()}, "confidence": conf.to_json(),
                       "route": route.to_json()}}
     if adapter is not None:

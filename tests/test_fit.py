@@ -91,7 +91,7 @@ def test_fitted_weights_load_and_give_a_confidence(mini_index_dir: Path, tmp_pat
     spec = f"mini={mini_index_dir},{MINI_DIR / 'queries.jsonl'},{MINI_DIR / 'labels.jsonl'}"
     assert fit.main(["--set", spec, "--out", str(out)]) == 0
     data = json.loads(out.read_text())
-    assert data["fitted_on"] == {"mini": 15} and data["code"] == fit.code_digest()
+    assert data["fitted_on"] == {"mini": 15} and data["every"] == {"mini": 1} and data["code"] == fit.code_digest()
     planner = Planner(load_index(mini_index_dir), default_models(out))
     assert planner.fitted.confidence is not None
     # The routing model is fitted on the 5-fold pass's held-out rows and shipped beside the others.
