@@ -59,9 +59,9 @@ $(INDEX)/manifest.json: $(VENV)/.installed $(CATALOG) $(wildcard submission/retr
 eval: $(INDEX)/manifest.json
 	$(PYTHON) -m retriever eval --index-dir $(INDEX) --queries $(QUERIES) --labels $(LABELS) $(EVAL_ARGS)
 
-# Weights are fitted on every 2nd question of Spider train, BIRD train and the reworded copies of both, never on
-# dev; `make cv` reports database-grouped 5-fold cross-validation on every 4th question of the same four sets (TRAIN_SETS):
-# the same mix at half the density, so it trains as the shipped fit does (the share of reworded questions moves
+# Weights are fitted on every 2nd question of Spider train, BIRD train and the reworded copies of both, and on the
+# hand-rewritten copies (PARA_SETS), never on dev; `make cv` reports database-grouped 5-fold cross-validation on
+# every 4th question of the same four sets (TRAIN_SETS) and every 2nd hand-rewritten one: the same mix at half the density, so it trains as the shipped fit does (the share of reworded questions moves
 # both styles' coverage; twice the questions at one mix do not), and scores the reworded copies too. Also the
 # calibration table and, with ABLATE=piece, a retrained ablation. Evidence is kept in build/evcache between runs.
 BIRD      ?= ../shared/data/bird-train

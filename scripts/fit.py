@@ -202,10 +202,6 @@ def fit_models(sets: Sequence[TrainingSet], keep: set[tuple[str, str]] | None = 
     return Fitted(models, data, found, len(chosen))
 
 
-def calibrates(o: Outcome, on: frozenset[str] | None) -> bool:
-    return on is None or o.set_name in on
-
-
 def fit_confidence(outcomes: Sequence[Outcome]) -> SoftmaxModel:
     """Logistic calibration of P(answer covers the question), as a two-way softmax against a zero row."""
     return fit_softmax([(np.stack([np.zeros_like(o.x), o.x]), int(o.hit)) for o in outcomes], CONFIDENCE_FEATURES)
@@ -396,12 +392,13 @@ def calibration(outcomes: Sequence[Outcome], k: int, on: frozenset[str] | None =
     """Held-out calibrated confidence per outcome (the calibration of each database fold is fitted on the
     others' out-of-fold outcomes of the sets `on`, all if None) and the 10-bin reliability table with its
     expected calibration error, for every set."""
+    on = on if on is not None else frozenset(o.set_name for o in outcomes)
     dbs = sorted({(o.source, o.db) for o in outcomes})
     order = np.random.default_rng(SEED).permutation(len(dbs))
     fold = {dbs[j]: i % k for i, j in enumerate(order)}
     probs = [0.0] * len(outcomes)
     for i in range(k):
-        model = fit_confidence([o for o in outcomes if fold[(o.source, o.db)] != i and calibrates(o, on)])
+        model = fit_confidence([o for o in outcomes if fold[(o.source, o.db)] != i and o.set_name in on])
         for n, o in enumerate(outcomes):
             if fold[(o.source, o.db)] == i:
                 probs[n] = calibrated(model, o.x)
@@ -493,7 +490,7 @@ def main(argv: list[str] | None = None) -> int:
     for flag, given in (("--eval-only", args.eval_only), ("--calibrate-on", args.calibrate_on or [])):
         if set(given) - names:
             raise SystemExit(f"fit: {flag} names no --set: {', '.join(sorted(set(given) - names))}")
-    calibrate_on = frozenset(args.calibrate_on) if args.calibrate_on else None
+    calibrate_on = frozenset(args.calibrate_on or names)
     sets = [load_set(s, settings, opts, args.every, args.evidence_cache) for s in args.set]
     adapter = None
     if args.ablate != "adapter":
@@ -514,7 +511,7 @@ def main(argv: list[str] | None = None) -> int:
     # The confidence calibration and the routing model need held-out answers: a 5-fold pass first, then the
     # full fit.
     outcomes, route_rows = cross_validate(sets, CALIBRATION_FOLDS, opts)
-    conf = fit_confidence([o for o in outcomes if calibrates(o, calibrate_on)])
+    conf = fit_confidence([o for o in outcomes if o.set_name in calibrate_on])
     route = fit_softmax(route_rows, ROUTE_FEATURES)
     got = fit_models(sets, confidence=conf, route=route)
     print(f"fit: gold plan among candidates for {got.found}/{got.total} questions", file=sys.stderr)
