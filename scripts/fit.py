@@ -81,6 +81,9 @@ class TrainingSet:
     source: str = ""
     #: Which questions of its file the set read: every Nth (a set's own `,N` or `--every`).
     every: int = 1
+    #: Its questions are asked of a catalog without their databases (`--off-catalog`): scored on the folds,
+    #: every answer a miss, never trained on (the calibration reads them where `--calibrate-on` names them).
+    off_catalog: bool = False
     #: query id -> group and table model -> its training rows (features, gold position), made once and reused
     #: by every fold (plan rows depend on the fold's table model).
     rows: dict[str, dict[str, list[tuple[np.ndarray, int]]]] = field(default_factory=dict)
@@ -121,7 +124,8 @@ def lexical_options(planner: Planner, opts: Options) -> Options:
     return replace(opts, disabled_channels=opts.disabled_channels | frozenset(off))
 
 
-def load_set(spec: str, settings: Settings, opts: Options, every: int, cache: Path | None) -> TrainingSet:
+def load_set(spec: str, settings: Settings, opts: Options, every: int, cache: Path | None,
+             off_catalog: bool = False) -> TrainingSet:
     name, _, paths = spec.partition("=")
     parts = paths.split(",")
     index_dir, queries_path, labels_path = (Path(p) for p in parts[:3])
@@ -138,20 +142,28 @@ def load_set(spec: str, settings: Settings, opts: Options, every: int, cache: Pa
     # The questions and labels count by their content: a reworded set made anew under the same name is
     # other questions.
     files = hashlib.sha256(queries_path.read_bytes() + b"\0" + labels_path.read_bytes()).hexdigest()[:16]
+    files += "|off-catalog" if off_catalog else ""  # (the other sets' keys as they were)
     key = hashlib.sha256(f"{spec}|{every}|{RUNNING[0]}|{index_digest(index_dir)}|{files}".encode()).hexdigest()[:16]
     if cache is not None and (cache / f"{name}-{key}.pkl").exists():
         with open(cache / f"{name}-{key}.pkl", "rb") as f:  # our own file, written below
-            return TrainingSet(name, planner, pickle.load(f), str(index_dir), every)  # noqa: S301
+            return TrainingSet(name, planner, pickle.load(f), str(index_dir), every, off_catalog)  # noqa: S301
     t0 = time.monotonic()
     for n, q in enumerate(rows):
         label = labels[q["query_id"]]
-        if not usable(label, set(pos)):
+        tables: tuple[int, ...]
+        if off_catalog:
+            if any(t in pos for p in label.get("plans") or [] for t in p["tables"]):
+                raise SystemExit(f"fit: --off-catalog set {name!r}: {q['query_id']} names tables of {index_dir}")
+            db, group, tables = str(label["db_id"]), -1, ()
+        elif usable(label, set(pos)):
+            plan = next(p for p in label["plans"] if p["tables"] and set(p["tables"]) <= set(pos))
+            tables = tuple(sorted(pos[t] for t in plan["tables"]))
+            db = index.catalog.tables[tables[0]].group
+            group = gpos[db]
+        else:
             continue
-        plan = next(p for p in label["plans"] if p["tables"] and set(p["tables"]) <= set(pos))
-        tables = tuple(sorted(pos[t] for t in plan["tables"]))
         vectors = embed(q["question"])
-        out.append(Question(name, q["query_id"], q["question"], index.catalog.tables[tables[0]].group,
-                            label["plans"], gpos[index.catalog.tables[tables[0]].group], tables,
+        out.append(Question(name, q["query_id"], q["question"], db, label["plans"], group, tables,
                             planner.evidence(q["question"], vectors, opts),
                             planner.evidence(q["question"], vectors, lex)))
         if n % 2000 == 0:
@@ -160,7 +172,7 @@ def load_set(spec: str, settings: Settings, opts: Options, every: int, cache: Pa
         cache.mkdir(parents=True, exist_ok=True)
         with open(cache / f"{name}-{key}.pkl", "wb") as f:
             pickle.dump(out, f, protocol=pickle.HIGHEST_PROTOCOL)
-    return TrainingSet(name, planner, out, str(index_dir), every)
+    return TrainingSet(name, planner, out, str(index_dir), every, off_catalog)
 
 
 @dataclass
@@ -211,15 +223,29 @@ def calibrated(model: SoftmaxModel, x: np.ndarray) -> float:
     return float(model.probs(np.stack([np.zeros_like(x), x]))[1])
 
 
-def folds(sets: Sequence[TrainingSet], k: int) -> list[set[tuple[str, str]]]:
-    """Databases dealt into k folds in a seeded order: a database's questions stay in one fold."""
-    dbs = sorted({(ts.source, q.db) for ts in sets for q in ts.questions})
-    rng = np.random.default_rng(SEED)
-    order = rng.permutation(len(dbs))
-    out: list[set[tuple[str, str]]] = [set() for _ in range(k)]
-    for i, j in enumerate(order):
-        out[i % k].add(dbs[j])
+def deal(keys: set[tuple[str, str]], off: set[tuple[str, str]], k: int) -> dict[tuple[str, str], int]:
+    """(catalog, database) keys dealt into k folds in a seeded order, the off-catalog ones apart: adding them
+    leaves the other databases' folds as they were."""
+    out: dict[tuple[str, str], int] = {}
+    for group in (keys, off):
+        ordered = sorted(group)
+        for i, j in enumerate(np.random.default_rng(SEED).permutation(len(ordered))):
+            out[ordered[j]] = i % k
     return out
+
+
+def folds(sets: Sequence[TrainingSet], k: int) -> list[set[tuple[str, str]]]:
+    """Databases dealt into k folds: a database's questions stay in one fold."""
+    keys = {(ts.off_catalog, ts.source, q.db) for ts in sets for q in ts.questions}
+    fold = deal({(s, d) for o, s, d in keys if not o}, {(s, d) for o, s, d in keys if o}, k)
+    out: list[set[tuple[str, str]]] = [set() for _ in range(k)]
+    for db, i in fold.items():
+        out[i].add(db)
+    return out
+
+
+#: The miss kind of every answer to an off-catalog set's question.
+OFF_CATALOG = "off catalog"
 
 
 @dataclass
@@ -249,6 +275,8 @@ def adapter_examples(sets: Sequence[TrainingSet], vectors: Sequence[np.ndarray],
     """Per training database: its questions' vectors, its tables' vectors, the gold rows."""
     out = []
     for ts, vec in zip(sets, vectors, strict=True):
+        if ts.off_catalog:
+            continue
         tables = ts.planner.index.dense["local"][0]
         by_db: dict[int, list[int]] = {}
         for i, q in enumerate(ts.questions):
@@ -293,11 +321,13 @@ def attach_adapters(sets: Sequence[TrainingSet], settings: Settings, k: int, ful
 
 def judge(ts: TrainingSet, planner: Planner, q: Question, opts: Options) -> Outcome:
     a = planner.decide(q.ev, opts)
-    hit = covered(q.plans, a.table_ids, a.joins)
-    routed = next(iter(a.group_probs), "") == q.db
+    hit = not ts.off_catalog and covered(q.plans, a.table_ids, a.joins)
+    routed = not ts.off_catalog and next(iter(a.group_probs), "") == q.db
     size = len(q.tables)
     kind = "hit"
-    if not hit:
+    if ts.off_catalog:
+        kind = OFF_CATALOG
+    elif not hit:
         gold_ids = {planner.index.catalog.tables[t].table_id for t in q.tables}
         kind = "wrong database" if not routed else ("missing tables" if not gold_ids <= set(a.table_ids)
                                                       else "missing join")
@@ -391,11 +421,10 @@ def calibration(outcomes: Sequence[Outcome], k: int, on: frozenset[str] | None =
                 ) -> tuple[list[float], list[str]]:
     """Held-out calibrated confidence per outcome (the calibration of each database fold is fitted on the
     others' out-of-fold outcomes of the sets `on`, all if None) and the 10-bin reliability table with its
-    expected calibration error, for every set."""
+    expected calibration error, for every set ("all": the sets about the catalog's own databases)."""
     on = on if on is not None else frozenset(o.set_name for o in outcomes)
-    dbs = sorted({(o.source, o.db) for o in outcomes})
-    order = np.random.default_rng(SEED).permutation(len(dbs))
-    fold = {dbs[j]: i % k for i, j in enumerate(order)}
+    fold = deal({(o.source, o.db) for o in outcomes if o.kind != OFF_CATALOG},
+                {(o.source, o.db) for o in outcomes if o.kind == OFF_CATALOG}, k)
     probs = [0.0] * len(outcomes)
     for i in range(k):
         model = fit_confidence([o for o in outcomes if fold[(o.source, o.db)] != i and o.set_name in on])
@@ -404,7 +433,7 @@ def calibration(outcomes: Sequence[Outcome], k: int, on: frozenset[str] | None =
                 probs[n] = calibrated(model, o.x)
     lines = []
     for name in sorted({o.set_name for o in outcomes}) + ["all"]:
-        idx = [n for n, o in enumerate(outcomes) if name in ("all", o.set_name)]
+        idx = [n for n, o in enumerate(outcomes) if o.set_name == name or (name == "all" and o.kind != OFF_CATALOG)]
         ece = 0.0
         lines.append(f"calibration {name} (10 bins: questions, mean predicted, observed):")
         for b in range(10):
@@ -422,6 +451,9 @@ def report(outcomes: Sequence[Outcome]) -> list[str]:
     lines = []
     for name in sorted({o.set_name for o in outcomes}):
         mine = [o for o in outcomes if o.set_name == name]
+        if all(o.kind == OFF_CATALOG for o in mine):
+            lines.append(f"{name}: {len(mine)} questions asked of a catalog without their databases (all misses)")
+            continue
         hits = sum(o.hit for o in mine)
         lines.append(f"{name}: coverage {hits / len(mine):.4f} ({hits}/{len(mine)}), "
                      f"routing {np.mean([o.routed for o in mine]):.4f}")
@@ -480,6 +512,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--outcomes", type=Path, help="with --cv: write each held-out outcome here as JSONL")
     ap.add_argument("--eval-only", action="append", default=[], metavar="NAME",
                     help="with --cv: score this set on the held-out folds without training on it")
+    ap.add_argument("--off-catalog", action="append", default=[], metavar="NAME",
+                    help="this set's questions are about databases its catalog lacks (another catalog's): never "
+                         "trained on, every answer a miss, for the confidence calibration to learn what they look like")
     ap.add_argument("--calibrate-on", action="append", metavar="NAME",
                     help="fit the confidence calibration on these sets' held-out answers only (default: all)")
     ap.add_argument("--out", type=Path, default=WEIGHTS_PATH)
@@ -487,17 +522,20 @@ def main(argv: list[str] | None = None) -> int:
     settings = Settings.from_env(os.environ)
     opts = Options(rrf_k=settings.rrf_k)
     names = {spec.partition("=")[0] for spec in args.set}
-    for flag, given in (("--eval-only", args.eval_only), ("--calibrate-on", args.calibrate_on or [])):
+    for flag, given in (("--eval-only", args.eval_only), ("--calibrate-on", args.calibrate_on or []),
+                        ("--off-catalog", args.off_catalog)):
         if set(given) - names:
             raise SystemExit(f"fit: {flag} names no --set: {', '.join(sorted(set(given) - names))}")
     calibrate_on = frozenset(args.calibrate_on or names)
-    sets = [load_set(s, settings, opts, args.every, args.evidence_cache) for s in args.set]
+    sets = [load_set(s, settings, opts, args.every, args.evidence_cache, s.partition("=")[0] in args.off_catalog)
+            for s in args.set]
+    off = frozenset(args.off_catalog)
     adapter = None
     if args.ablate != "adapter":
         adapter = attach_adapters(sets, settings, args.cv or CALIBRATION_FOLDS, full=not args.cv)
     if args.cv:
         cv_opts, skip = ablate(sets, args.ablate, opts) if args.ablate else (opts, frozenset())
-        skip |= frozenset(args.eval_only)
+        skip |= frozenset(args.eval_only) | off
         outcomes, _ = cross_validate(sets, args.cv, cv_opts, skip, tables=args.ablate != "table_relevance",
                                      route=args.ablate != "route")
         print("\n".join(report(outcomes)))
@@ -510,16 +548,17 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     # The confidence calibration and the routing model need held-out answers: a 5-fold pass first, then the
     # full fit.
-    outcomes, route_rows = cross_validate(sets, CALIBRATION_FOLDS, opts)
+    outcomes, route_rows = cross_validate(sets, CALIBRATION_FOLDS, opts, off)
     conf = fit_confidence([o for o in outcomes if o.set_name in calibrate_on])
     route = fit_softmax(route_rows, ROUTE_FEATURES)
-    got = fit_models(sets, confidence=conf, route=route)
+    got = fit_models([ts for ts in sets if not ts.off_catalog], confidence=conf, route=route)
     print(f"fit: gold plan among candidates for {got.found}/{got.total} questions", file=sys.stderr)
     fitted = {name: getattr(got.models, name) for name in (*TABLE_MODELS, *MODELS)}
     for name, m in fitted.items():
         acc = np.mean([int(np.argmax(m.logits(x)) == y) for x, y in got.data[name]])
         print(f"fit: {name} model train top-1 accuracy {acc:.4f}", file=sys.stderr)
-    out = {"version": WEIGHTS_VERSION, "fitted_on": {ts.name: len(ts.questions) for ts in sets},
+    out = {"version": WEIGHTS_VERSION, "fitted_on": {ts.name: len(ts.questions) for ts in sets if not ts.off_catalog},
+           **({"calibrated_off_catalog": {ts.name: len(ts.questions) for ts in sets if ts.off_catalog}} if off else {}),
            "every": {ts.name: ts.every for ts in sets}, "code": RUNNING[1], "channels": sets[0].planner.index.channels,
            "models": {**{k: m.to_json() for k, m in fitted.items()}, "confidence": conf.to_json(),
                       "route": route.to_json()}}

@@ -152,3 +152,54 @@ def test_the_calibration_is_fitted_on_the_sets_named_and_reported_for_all() -> N
     assert any(line.startswith("calibration copies") for line in lines)
     with pytest.raises(SystemExit, match="--calibrate-on names no --set: nosuch"):
         fit.main(["--set", "mini=a,b,c", "--calibrate-on", "nosuch"])
+
+
+def _off_catalog_files(tmp_path: Path) -> tuple[Path, Path]:
+    """Off-catalog questions: made-up ones about a zoo and a planet, labelled with a database no catalog here
+    has (as another catalog's train questions are for this one)."""
+    questions = ["How many penguins does the zoo keep?", "Which keeper feeds the lions on Sundays?",
+                 "What is the colour of the sky on Mars?", "List the moons of Jupiter by size."]
+    queries, labels = tmp_path / "off_queries.jsonl", tmp_path / "off_labels.jsonl"
+    queries.write_text("".join(json.dumps({"query_id": f"off-{n}", "question": q}) + "\n"
+                               for n, q in enumerate(questions)))
+    labels.write_text("".join(json.dumps({"query_id": f"off-{n}", "db_id": f"space_zoo_{n % 2}",
+                                          "plans": [{"tables": [f"space_zoo_{n % 2}.animals"], "joins": []}]}) + "\n"
+                              for n in range(len(questions))))
+    return queries, labels
+
+
+def test_off_catalog_questions_are_scored_as_misses_and_never_trained_on(
+        mini_set: fit.TrainingSet, mini_index_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`--off-catalog`: every answer to such a question is a miss the calibration reads; the other models,
+    the other databases' folds and a questions file naming the catalog's own tables are as without them."""
+    queries, labels = _off_catalog_files(tmp_path)
+    settings = Settings(local_model=False, cache_dir=tmp_path / "cache")
+    off = fit.load_set(f"off={mini_index_dir},{queries},{labels}", settings, Options(), 1, None, off_catalog=True)
+    assert off.off_catalog and len(off.questions) == 4
+    assert all(q.group == -1 and q.tables == () for q in off.questions)
+    base, both = fit.folds([mini_set], 5), fit.folds([mini_set, off], 5)
+    assert [{db for db in f if not db[1].startswith("space_zoo")} for f in both] == base
+    assert sum(map(len, both)) == sum(map(len, base)) + 2  # the two zoo databases are dealt too
+    models = fit.fit_models([mini_set]).models
+    for q in off.questions:
+        got = fit.judge(off, mini_set.planner.with_models(models), q, Options())
+        assert (got.hit, got.routed, got.kind, got.size) == (False, False, fit.OFF_CATALOG, 0)
+    report = fit.report([fit.judge(off, mini_set.planner.with_models(models), q, Options()) for q in off.questions])
+    assert report == ["off: 4 questions asked of a catalog without their databases (all misses)"]
+    with pytest.raises(SystemExit, match="names tables of"):
+        fit.load_set(f"mine={mini_index_dir},{MINI_DIR / 'queries.jsonl'},{MINI_DIR / 'labels.jsonl'}", settings,
+                     Options(), 1, None, off_catalog=True)
+
+    monkeypatch.setenv("RETRIEVER_LOCAL_MODEL", "0")
+    monkeypatch.setenv("RETRIEVER_CACHE_DIR", str(tmp_path / "cache"))
+    mini = f"mini={mini_index_dir},{MINI_DIR / 'queries.jsonl'},{MINI_DIR / 'labels.jsonl'}"
+    without, with_off = tmp_path / "without.json", tmp_path / "with.json"
+    assert fit.main(["--set", mini, "--out", str(without)]) == 0
+    assert fit.main(["--set", mini, "--set", f"off={mini_index_dir},{queries},{labels}", "--off-catalog", "off",
+                     "--out", str(with_off)]) == 0
+    a, b = json.loads(without.read_text()), json.loads(with_off.read_text())
+    assert b["fitted_on"] == {"mini": 15} and b["calibrated_off_catalog"] == {"off": 4}
+    assert "calibrated_off_catalog" not in a
+    assert {k: m for k, m in a["models"].items() if k != "confidence"} == {
+        k: m for k, m in b["models"].items() if k != "confidence"}
+    assert a["models"]["confidence"] != b["models"]["confidence"]  # four more misses to calibrate on
