@@ -255,6 +255,9 @@ def test_mismatched_python_is_refused_with_one_clear_line(bundle: dict[str, Any]
     copy = tmp_path / "other python" / "submission"
     shutil.copytree(bundle["copy"], copy, symlinks=True, ignore=shutil.ignore_patterns("_vendor", "cache"))
     (copy / "_vendor").mkdir()
+    # Stamped with the bundle's pins, as the copied bundle's folder is: build.sh goes straight to the check
+    # (an unstamped folder would first be reinstalled from the package index, a minute or more under load).
+    shutil.copyfile(bundle["copy"] / "_vendor" / ".pins", copy / "_vendor" / ".pins")
     text = (copy / "BUNDLE.txt").read_text(encoding="utf-8")
     (copy / "BUNDLE.txt").write_text(text.replace("\npython: ", "\npython: 2.", 1), encoding="utf-8")
     probe = "import sys; sys.path.insert(0, sys.argv[1]); from pathlib import Path; " \
