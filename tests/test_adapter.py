@@ -107,7 +107,7 @@ def test_fit_attaches_what_serving_computes(tmp_path: Path) -> None:
     import sys
 
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "scripts"))
-    import fit
+    from training.adapters import with_adapted
 
     planner, fake = _planner(tmp_path, "fake")
     a = planner.fitted.adapter
@@ -115,7 +115,7 @@ def test_fit_attaches_what_serving_computes(tmp_path: Path) -> None:
     plain = planner.with_models(Models.uniform())
     question = "List the names of the courses each student takes"
     q = fake.embed([question], "query")[0]
-    trained = fit.with_adapted(plain.evidence(question, {"local": q}, Options()), a.matrix, q, plain)
+    trained = with_adapted(plain.evidence(question, {"local": q}, Options()), a.matrix, q, plain)
     served = planner.evidence(question, {"local": q}, Options())
     assert trained.adapted() is not None and served.adapted() is not None
     np.testing.assert_allclose(trained.adapted_z, served.adapted_z, atol=1e-5)

@@ -20,17 +20,18 @@ from retriever.query.planner import Options, Planner, default_models
 
 sys.path.insert(0, str(ROOT / "scripts"))
 import fit  # noqa: E402
+from training import calibration, folds, models, sets  # noqa: E402
 
 
 @pytest.fixture(scope="module")
-def mini_set(mini_index_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> fit.TrainingSet:
+def mini_set(mini_index_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> sets.TrainingSet:
     settings = Settings(local_model=False, cache_dir=tmp_path_factory.mktemp("cache"))
     spec = f"mini={mini_index_dir},{MINI_DIR / 'queries.jsonl'},{MINI_DIR / 'labels.jsonl'}"
-    return fit.load_set(spec, settings, Options(), 1, None)
+    return sets.load_set(spec, settings, Options(), 1, None)
 
 
-def test_training_rows_are_what_serving_scores(mini_set: fit.TrainingSet) -> None:
-    got = fit.fit_models([mini_set])
+def test_training_rows_are_what_serving_scores(mini_set: sets.TrainingSet) -> None:
+    got = models.fit_models([mini_set])
     assert got.total == len(mini_set.questions) == 15
     assert got.found == len(got.data["plan"]) >= 12
     assert got.models.table is not None and len(got.data["table"]) >= 10
@@ -57,7 +58,7 @@ def _assert_same_evidence(trained: Evidence, served: Evidence) -> None:
         np.testing.assert_array_equal(getattr(trained, name), getattr(served, name), err_msg=name)
 
 
-def test_training_candidates_are_the_servers_on_a_sample(mini_set: fit.TrainingSet, mini_index_dir: Path,
+def test_training_candidates_are_the_servers_on_a_sample(mini_set: sets.TrainingSet, mini_index_dir: Path,
                                                         tmp_path: Path) -> None:
     """The serving path end to end (Retriever.open with the entry point's settings, search on the question
     text) against what fit.py trains on: the same evidence, the same candidate plans of the gold group,
@@ -91,7 +92,7 @@ def test_fitted_weights_load_and_give_a_confidence(mini_index_dir: Path, tmp_pat
     spec = f"mini={mini_index_dir},{MINI_DIR / 'queries.jsonl'},{MINI_DIR / 'labels.jsonl'}"
     assert fit.main(["--set", spec, "--out", str(out)]) == 0
     data = json.loads(out.read_text())
-    assert data["fitted_on"] == {"mini": 15} and data["every"] == {"mini": 1} and data["code"] == fit.code_digest()
+    assert data["fitted_on"] == {"mini": 15} and data["every"] == {"mini": 1} and data["code"] == sets.code_digest()
     planner = Planner(load_index(mini_index_dir), default_models(out))
     assert planner.fitted.confidence is not None
     # The routing model is fitted on the 5-fold pass's held-out rows and shipped beside the others.
@@ -110,18 +111,18 @@ def test_cached_evidence_follows_the_questions(mini_index_dir: Path, tmp_path: P
     rows = [json.loads(line) for line in (MINI_DIR / "queries.jsonl").read_text().splitlines()]
     queries.write_text("".join(json.dumps(r) + "\n" for r in rows))
     spec = f"mini={mini_index_dir},{queries},{MINI_DIR / 'labels.jsonl'}"
-    first = fit.load_set(spec, settings, Options(), 1, tmp_path / "evcache")
-    again = fit.load_set(spec, settings, Options(), 1, tmp_path / "evcache")
+    first = sets.load_set(spec, settings, Options(), 1, tmp_path / "evcache")
+    again = sets.load_set(spec, settings, Options(), 1, tmp_path / "evcache")
     assert [q.question for q in again.questions] == [q.question for q in first.questions]
     rows[0]["question"] = "How many vocalists are there?"
     queries.write_text("".join(json.dumps(r) + "\n" for r in rows))
-    changed = fit.load_set(spec, settings, Options(), 1, tmp_path / "evcache")
+    changed = sets.load_set(spec, settings, Options(), 1, tmp_path / "evcache")
     by_id = {q.query_id: q.question for q in changed.questions}
     assert by_id[rows[0]["query_id"]] == "How many vocalists are there?"
     assert len(list((tmp_path / "evcache").iterdir())) == 2
 
 
-def test_training_set_ablations_leave_out_their_sets_only(mini_set: fit.TrainingSet) -> None:
+def test_training_set_ablations_leave_out_their_sets_only(mini_set: sets.TrainingSet) -> None:
     """`--ablate` of a training style trains without those sets (they are still scored) and touches nothing
     else: the paraphrased copies are told apart from the WordNet ones by their set names."""
     names = ("spider", "bird", "spider_rw", "bird_rw", "spider_para", "bird_para")
@@ -129,7 +130,7 @@ def test_training_set_ablations_leave_out_their_sets_only(mini_set: fit.Training
     expected = {"bird_training": {"bird", "bird_rw", "bird_para"}, "reworded_training": {"spider_rw", "bird_rw"},
                 "paraphrased_training": {"spider_para", "bird_para"}}
     for piece, skipped in expected.items():
-        opts, skip = fit.ablate(sets, piece, Options())
+        opts, skip = models.ablate(sets, piece, Options())
         assert skip == frozenset(skipped), piece
         assert opts == Options()
 
@@ -142,12 +143,12 @@ def test_the_calibration_is_fitted_on_the_sets_named_and_reported_for_all() -> N
     for set_name, hit_rate in (("written", 0.9), ("copies", 0.3)):
         for n in range(200):
             x = np.asarray([1.0, rng.normal(), 0.0, 0.0, 0.0, 0.0, 0.0, 0.0])
-            outcomes.append(fit.Outcome(set_name, f"{set_name}{n}", 1, bool(rng.random() < hit_rate), True, 0.5,
+            outcomes.append(folds.Outcome(set_name, f"{set_name}{n}", 1, bool(rng.random() < hit_rate), True, 0.5,
                                         "", "catalog", f"db{n % 10}", x))
-    probs, lines = fit.calibration(outcomes, 5, frozenset({"written"}))
+    probs, lines = calibration.calibration(outcomes, 5, frozenset({"written"}))
     copies = [p for p, o in zip(probs, outcomes, strict=True) if o.set_name == "copies"]
     assert np.mean(copies) > 0.8
-    both, _ = fit.calibration(outcomes, 5)
+    both, _ = calibration.calibration(outcomes, 5)
     assert 0.4 < np.mean([p for p, o in zip(both, outcomes, strict=True) if o.set_name == "copies"]) < 0.8
     assert any(line.startswith("calibration copies") for line in lines)
     with pytest.raises(SystemExit, match="--calibrate-on names no --set: nosuch"):
@@ -169,25 +170,24 @@ def _off_catalog_files(tmp_path: Path) -> tuple[Path, Path]:
 
 
 def test_off_catalog_questions_are_scored_as_misses_and_never_trained_on(
-        mini_set: fit.TrainingSet, mini_index_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+        mini_set: sets.TrainingSet, mini_index_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """`--off-catalog`: every answer to such a question is a miss the calibration reads; the other models,
     the other databases' folds and a questions file naming the catalog's own tables are as without them."""
     queries, labels = _off_catalog_files(tmp_path)
     settings = Settings(local_model=False, cache_dir=tmp_path / "cache")
-    off = fit.load_set(f"off={mini_index_dir},{queries},{labels}", settings, Options(), 1, None, off_catalog=True)
+    off = sets.load_set(f"off={mini_index_dir},{queries},{labels}", settings, Options(), 1, None, off_catalog=True)
     assert off.off_catalog and len(off.questions) == 4
     assert all(q.group == -1 and q.tables == () for q in off.questions)
-    base, both = fit.folds([mini_set], 5), fit.folds([mini_set, off], 5)
+    base, both = folds.folds([mini_set], 5), folds.folds([mini_set, off], 5)
     assert [{db for db in f if not db[1].startswith("space_zoo")} for f in both] == base
     assert sum(map(len, both)) == sum(map(len, base)) + 2  # the two zoo databases are dealt too
-    models = fit.fit_models([mini_set]).models
-    for q in off.questions:
-        got = fit.judge(off, mini_set.planner.with_models(models), q, Options())
-        assert (got.hit, got.routed, got.kind, got.size) == (False, False, fit.OFF_CATALOG, 0)
-    report = fit.report([fit.judge(off, mini_set.planner.with_models(models), q, Options()) for q in off.questions])
-    assert report == ["off: 4 questions asked of a catalog without their databases (all misses)"]
+    planner = mini_set.planner.with_models(models.fit_models([mini_set]).models)
+    judged = [folds.judge(off, planner, q, Options()) for q in off.questions]
+    for got in judged:
+        assert (got.hit, got.routed, got.kind, got.size) == (False, False, folds.OFF_CATALOG, 0)
+    assert calibration.report(judged) == ["off: 4 questions asked of a catalog without their databases (all misses)"]
     with pytest.raises(SystemExit, match="names tables of"):
-        fit.load_set(f"mine={mini_index_dir},{MINI_DIR / 'queries.jsonl'},{MINI_DIR / 'labels.jsonl'}", settings,
+        sets.load_set(f"mine={mini_index_dir},{MINI_DIR / 'queries.jsonl'},{MINI_DIR / 'labels.jsonl'}", settings,
                      Options(), 1, None, off_catalog=True)
 
     monkeypatch.setenv("RETRIEVER_LOCAL_MODEL", "0")
