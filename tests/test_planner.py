@@ -16,7 +16,7 @@ from retriever.index.build import build_index
 from retriever.index.catalog import load_catalog, parse_catalog
 from retriever.index.links import links_from
 from retriever.index.store import Index, load_index
-from retriever.query.features import ROUTE_FEATURES
+from retriever.query.features import ROUTE_FEATURES, route_features
 from retriever.query.fusion import ranks, rrf
 from retriever.query.model import SoftmaxModel
 from retriever.query.planner import Answer, Options, Planner, default_models, switches
@@ -395,17 +395,30 @@ def test_the_route_model_deals_the_competing_groups_mass_by_their_plans(tmp_path
     base = planner.decide(ev, Options())
 
     def routed(weights: list[float]) -> Answer:
-        model = SoftmaxModel(ROUTE_FEATURES, np.asarray(weights), np.zeros(3), np.ones(3))
+        n = len(ROUTE_FEATURES)
+        model = SoftmaxModel(ROUTE_FEATURES, np.asarray(weights), np.zeros(n), np.ones(n))
         return planner.with_models(replace(shipped, route=model)).decide(ev, Options())
 
     # Weight on the group model's log-probability alone deals the mass out as it was.
-    same = routed([1.0, 0.0, 0.0])
+    same = routed([1.0, 0.0, 0.0, 0.0])
     assert same.group_probs == pytest.approx(base.group_probs) and same.table_ids == base.table_ids
     # Weight on the best plan alone hands the competing mass to the group whose best plan scores highest.
     best = max(competing, key=lambda c: float(c[2].max()))[0]
-    by_plans = routed([0.0, 0.0, 50.0])
+    by_plans = routed([0.0, 0.0, 50.0, 0.0])
     assert _top_group(by_plans) == planner.index.groups[best]
     assert sum(by_plans.group_probs.values()) == pytest.approx(sum(float(gp[g]) for g, _, _ in competing))
     # ... and turned around, to the other: whichever way the group model leant, one of the two moved it.
     worst = min(competing, key=lambda c: float(c[2].max()))[0]
-    assert worst != best and _top_group(routed([0.0, 0.0, -50.0])) == planner.index.groups[worst]
+    assert worst != best and _top_group(routed([0.0, 0.0, -50.0, 0.0])) == planner.index.groups[worst]
+
+
+def test_the_route_features_read_each_groups_plans_apart_from_their_count() -> None:
+    """Two groups whose best plans score alike: the log-sum-exp favours the one with more plans, and the plan
+    count is there so that the fit can tell how many plans from how good they are."""
+    few, many = np.asarray([2.0, 0.0, 0.0]), np.asarray([2.0] + [0.0] * 11)
+    x = route_features(np.asarray([0.6, 0.4]), [few, many])
+    col = {name: x[:, i] for i, name in enumerate(ROUTE_FEATURES)}
+    np.testing.assert_allclose(col["group_logit"], np.log([0.6, 0.4]))
+    np.testing.assert_allclose(col["plan_best"], [0.0, 0.0])
+    assert col["plan_fit"][0] < col["plan_fit"][1] == 0.0
+    np.testing.assert_allclose(col["plan_count"], np.log([3.0, 12.0]))

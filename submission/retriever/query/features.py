@@ -28,9 +28,10 @@ PLAN_FEATURES = (
 
 #: What reranks the groups whose plans compete (query/planner.py): the group model's log-probability, and how
 #: well the group's plans explain the question by the plan model (the log-sum-exp of its plan logits, less the
-#: best group's, floored at PLAN_FIT_FLOOR). The group features see tables one at a time; the plans see them
-#: together, joined.
-ROUTE_FEATURES = ("group_logit", "plan_fit", "plan_best")
+#: best group's, floored at PLAN_FIT_FLOOR), and the log of how many candidate plans it has (the log-sum-exp
+#: mixes how many plans with how good they are; apart, the fit weighs each). The group features see tables one
+#: at a time; the plans see them together, joined.
+ROUTE_FEATURES = ("group_logit", "plan_fit", "plan_best", "plan_count")
 PLAN_FIT_FLOOR = -5.0
 #: A term at most this many other databases hold still counts for a database that holds a relative of it
 #: (`related_elsewhere`); a term more hold is their domain's own word.
@@ -43,7 +44,8 @@ def route_features(group_probs: np.ndarray, plan_logits: Sequence[np.ndarray]) -
     best = np.asarray([float(lg.max()) for lg in plan_logits])
     return np.stack([np.log(np.maximum(group_probs, 1e-12)),
                      np.maximum(fit - fit.max(), PLAN_FIT_FLOOR),
-                     np.maximum(best - best.max(), PLAN_FIT_FLOOR)], axis=1).astype(np.float64)
+                     np.maximum(best - best.max(), PLAN_FIT_FLOOR),
+                     np.log(np.asarray([float(lg.size) for lg in plan_logits]))], axis=1).astype(np.float64)
 
 
 #: What the confidence calibration reads: the model's own expected coverage and top group probability (as
