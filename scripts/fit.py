@@ -8,6 +8,8 @@ the out-of-fold calibration data; without it, the models are fitted on everythin
 Usage: python scripts/fit.py --set spider=INDEX,QUERIES,LABELS --set bird=INDEX,QUERIES,LABELS [--cv 5]
 """
 
+from __future__ import annotations
+
 import argparse
 import json
 import os
