@@ -61,12 +61,13 @@ def main(argv: list[str] | None = None) -> int:
     sets = [load_set(s, settings, opts, args.every, args.evidence_cache, s.partition("=")[0] in args.off_catalog)
             for s in args.set]
     off = frozenset(args.off_catalog)
+    # Sets the folds score but never train on: none of the models learns from them, the adapter included.
+    cv_opts, skip = ablate(sets, args.ablate, opts) if args.cv and args.ablate else (opts, frozenset())
+    skip |= (frozenset(args.eval_only) if args.cv else frozenset()) | off
     adapter = None
     if args.ablate != "adapter":
-        adapter = attach_adapters(sets, settings, args.cv or CALIBRATION_FOLDS, full=not args.cv)
+        adapter = attach_adapters(sets, settings, args.cv or CALIBRATION_FOLDS, full=not args.cv, skip=skip)
     if args.cv:
-        cv_opts, skip = ablate(sets, args.ablate, opts) if args.ablate else (opts, frozenset())
-        skip |= frozenset(args.eval_only) | off
         outcomes, _ = cross_validate(sets, args.cv, cv_opts, skip, tables=args.ablate != "table_relevance",
                                      route=args.ablate != "route")
         print("\n".join(report(outcomes)))

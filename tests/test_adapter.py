@@ -122,3 +122,32 @@ def test_fit_attaches_what_serving_computes(tmp_path: Path) -> None:
     members = planner.members[int(np.argmax(served.group_bm25))]
     np.testing.assert_allclose(table_features(trained, members, planner.shape),
                                table_features(served, members, planner.shape), atol=1e-5)
+
+
+def test_the_adapter_learns_nothing_from_sets_the_folds_only_score(tmp_path: Path) -> None:
+    """`fit.py --cv --eval-only NAME` (and the training-set ablations): the named set's questions give the
+    adapter no examples, the other sets' all theirs."""
+    import sys
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "scripts"))
+    from training.adapters import adapter_examples
+    from training.sets import Question, TrainingSet
+
+    planner, fake = _planner(tmp_path, "fake")
+    group = 0
+    tables = tuple(planner.members[group][:1])
+    questions = ["How many singers are there?", "List every concert."]
+    vectors = normalize_rows(fake.embed(questions, "query"))
+
+    def one_set(name: str) -> TrainingSet:
+        qs = [Question(name, f"{name}-{n}", q, "db", [], group, tables, None, None)  # type: ignore[arg-type]
+              for n, q in enumerate(questions)]
+        return TrainingSet(name, planner, qs, source="mini")
+
+    written, copies = one_set("written"), one_set("copies")
+    keep = {("mini", "db")}
+    both = adapter_examples([written, copies], [vectors, vectors], keep)
+    assert [len(qs) for qs, _, _ in both] == [2, 2]
+    only = adapter_examples([written, copies], [vectors, vectors], keep, frozenset({"copies"}))
+    assert len(only) == 1 and np.array_equal(only[0][0], vectors)
+    assert adapter_examples([written, copies], [vectors, vectors], keep, frozenset({"written", "copies"})) == []

@@ -52,7 +52,7 @@ def test_the_first_dense_channel_in_the_planners_order_feeds_the_features() -> N
 def test_confidence_features_by_hand() -> None:
     # Terms of idf 3 and 1: table 0 holds the first, table 1 the second; nothing holds both.
     ev = _evidence([[True, False, False], [False, True, False]], [3.0, 1.0], {"local": [0.5, 0.7, 0.1]})
-    x = confidence_features(ev, expected=0.8, group_top=0.8, top_columns=19)
+    x = confidence_features(ev, expected=0.8, group_top=0.8, top_columns=19, top_tables=[1, 2])
     got = dict(zip(CONFIDENCE_FEATURES, x.tolist(), strict=True))
     assert got["bias"] == 1.0
     assert got["expected"] == pytest.approx(np.log(4.0))
@@ -62,12 +62,34 @@ def test_confidence_features_by_hand() -> None:
     assert got["dense_best"] == pytest.approx(0.7)
     assert got["width"] == pytest.approx(np.log(20.0))
     assert got["width_expected"] == pytest.approx(np.log(20.0) * np.log(4.0))
+    # Both terms are schema words; the top database (tables 1 and 2) holds only the second, of weight 1/4.
+    assert got["schema_share"] == pytest.approx(1.0)
+    assert got["top_schema"] == pytest.approx(0.25)
+    assert got["related_only"] == 0.0
+    assert got["log_terms"] == pytest.approx(np.log(3.0))
+
+
+def test_confidence_features_tell_schema_words_from_values_and_related_words() -> None:
+    # Terms of idf 2, 1, 1: the first a schema word of table 0, the second only a sample value of table 1,
+    # the third only related to a schema word of table 2 ("vocalists" -> `singer`).
+    ev = _evidence([[True, False, False], [False, False, False], [False, False, False]], [2.0, 1.0, 1.0],
+                   {"local": [0.5, 0.7, 0.1]})
+    ev = replace(ev, value_hit=np.asarray([[False] * 3, [False, True, False], [False] * 3]),
+                 related_hit=np.asarray([[False] * 3, [False] * 3, [False, False, True]]))
+    got = dict(zip(CONFIDENCE_FEATURES, confidence_features(ev, 0.5, 0.5, 9, [1, 2]).tolist(), strict=True))
+    assert got["matched"] == pytest.approx(0.75)
+    assert got["schema_share"] == pytest.approx(0.5)
+    assert got["top_schema"] == 0.0
+    assert got["related_only"] == pytest.approx(0.25)
+    got = dict(zip(CONFIDENCE_FEATURES, confidence_features(ev, 0.5, 0.5, 9, [0, 1]).tolist(), strict=True))
+    assert got["top_schema"] == pytest.approx(0.5)
 
 
 def test_a_question_that_matches_nothing_has_no_lexical_evidence() -> None:
     ev = _evidence([[False, False, False]], [2.0], {})
-    got = dict(zip(CONFIDENCE_FEATURES, confidence_features(ev, 0.9, 0.9, 12).tolist(), strict=True))
+    got = dict(zip(CONFIDENCE_FEATURES, confidence_features(ev, 0.9, 0.9, 12, [0]).tolist(), strict=True))
     assert got["matched"] == 0.0 and got["cov_best"] == 0.0 and got["dense_best"] == 0.0
+    assert got["schema_share"] == 0.0 and got["top_schema"] == 0.0 and got["related_only"] == 0.0
 
 
 def test_entity_terms_come_from_quoted_or_capitalised_words_past_the_first() -> None:

@@ -30,12 +30,13 @@ def question_vectors(ts: TrainingSet, settings: Settings) -> np.ndarray:
     return np.stack([np.asarray(embed(q.question)[key], dtype=np.float32).ravel() for q in ts.questions])
 
 
-def adapter_examples(sets: Sequence[TrainingSet], vectors: Sequence[np.ndarray], keep: set[tuple[str, str]]
-                     ) -> list[tuple[np.ndarray, np.ndarray, list[list[int]]]]:
-    """Per training database: its questions' vectors, its tables' vectors, the gold rows."""
+def adapter_examples(sets: Sequence[TrainingSet], vectors: Sequence[np.ndarray], keep: set[tuple[str, str]],
+                     skip: frozenset[str] = frozenset()) -> list[tuple[np.ndarray, np.ndarray, list[list[int]]]]:
+    """Per training database: its questions' vectors, its tables' vectors, the gold rows (none from the sets
+    `skip` names, which are scored only, nor from off-catalog ones)."""
     out = []
     for ts, vec in zip(sets, vectors, strict=True):
-        if ts.off_catalog:
+        if ts.off_catalog or ts.name in skip:
             continue
         tables = ts.planner.index.dense["local"][0]
         by_db: dict[int, list[int]] = {}
@@ -57,17 +58,19 @@ def with_adapted(ev: Evidence, w: np.ndarray, q: np.ndarray, planner: Planner) -
     return replace(ev, adapted_z=adapted_scores(t_vec @ a, c_vec @ a, planner.layout))
 
 
-def attach_adapters(sets: Sequence[TrainingSet], settings: Settings, k: int, full: bool) -> Adapter | None:
+def attach_adapters(sets: Sequence[TrainingSet], settings: Settings, k: int, full: bool,
+                    skip: frozenset[str] = frozenset()) -> Adapter | None:
     """Each question's evidence gets the adapted cosines of an adapter fitted without its database fold (what
-    a model fitted on them sees is what serving sees on an unseen database); with `full`, returns the adapter
-    fitted on every question, the one that serves."""
+    a model fitted on them sees is what serving sees on an unseen database), and without the sets `skip`
+    names (scored, never trained on); with `full`, returns the adapter fitted on every question, the one that
+    serves."""
     if not all("local" in ts.planner.index.dense for ts in sets):
         return None  # an index without the local model's vectors: no adapter to fit
     vectors = [question_vectors(ts, settings) for ts in sets]
     fold_dbs = folds(sets, k)
     everything = {db for f in fold_dbs for db in f}
     for i, held in enumerate(fold_dbs):
-        w = fit_adapter(adapter_examples(sets, vectors, everything - held), ADAPTER_L2)
+        w = fit_adapter(adapter_examples(sets, vectors, everything - held, skip), ADAPTER_L2)
         for ts, vec in zip(sets, vectors, strict=True):
             for j, q in enumerate(ts.questions):
                 if (ts.source, q.db) in held:
@@ -76,5 +79,5 @@ def attach_adapters(sets: Sequence[TrainingSet], settings: Settings, k: int, ful
     if not full:
         return None
     model = sets[0].planner.index.manifest.get("embedders", {}).get("local", "")
-    return Adapter("local", model, fit_adapter(adapter_examples(sets, vectors, everything), ADAPTER_L2))
+    return Adapter("local", model, fit_adapter(adapter_examples(sets, vectors, everything, skip), ADAPTER_L2))
 

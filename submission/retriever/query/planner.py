@@ -255,8 +255,9 @@ class Planner:
                           ) -> np.ndarray:
         """What the confidence calibration reads for an answer whose likeliest group is `top_group`: serving
         and fitting (scripts/fit.py) both take it from here."""
-        columns = int(self.group_columns[top_group]) if top_group is not None else 0
-        return confidence_features(ev, expected, top_prob, columns)
+        if top_group is None:
+            return confidence_features(ev, expected, top_prob, 0, [])
+        return confidence_features(ev, expected, top_prob, int(self.group_columns[top_group]), self.members[top_group])
 
     def _joins_among(self, tables: list[int]) -> list[int]:
         return list(joins_among(sorted(tables), self.links))
