@@ -19,7 +19,7 @@ LABELS    ?= $(SPIDER)/$(SPLIT)/labels.jsonl
 INDEX     ?= build/index
 FORMAT    ?= text
 
-.PHONY: install install-milvus run query test lint eval fit fit-data cv reworded paraphrased fake-api bench warm-cache replay bundle test-bundle test-robust bench-scale bench-scale-1m verify clean
+.PHONY: install install-milvus run query test lint eval fit fit-data cv reworded paraphrased abbreviated fake-api bench warm-cache replay bundle test-bundle test-robust bench-scale bench-scale-1m verify clean
 
 $(VENV)/.installed: requirements.txt requirements-dev.txt submission/requirements.txt submission/requirements-nodeps.txt
 	$(PY) -m venv $(VENV)
@@ -137,6 +137,16 @@ paraphrased: $(INDEX)/manifest.json
 	  echo "== Spider dev in the users' words ($$style)"; \
 	  $(call score_pair,scripts/paraphrases/spider_dev_$$style.jsonl,build/paraphrased-orig.jsonl) || exit 1; \
 	done
+
+# Robustness to the schema's writing: the catalog abbreviated and undocumented (`cust_nm`, scripts/abbreviate.py),
+# indexed, and the same questions scored on it against the catalog as written ($(INDEX)).
+abbreviated: $(INDEX)/manifest.json
+	$(PYTHON) scripts/abbreviate.py --catalog $(CATALOG) --labels $(LABELS) \
+	  --out-catalog build/abbreviated/catalog.json --out-labels build/abbreviated/labels.jsonl
+	$(PYTHON) -m retriever build --corpus build/abbreviated/catalog.json --index-dir build/abbreviated/index
+	$(PYTHON) -m retriever eval --quiet --index-dir $(INDEX) --queries $(QUERIES) --labels $(LABELS)
+	$(PYTHON) -m retriever eval --quiet --index-dir build/abbreviated/index --queries $(QUERIES) \
+	  --labels build/abbreviated/labels.jsonl
 
 # Item 5 of issue 10: a local fake Jina serving the local model's own vectors, then serving noise.
 fake-api: install

@@ -130,8 +130,8 @@ def main(argv: list[str] | None = None) -> int:
             lab["plans"] = [{"tables": [table_map.get(t, t) for t in p["tables"]],
                              "joins": [_join(j, table_map, col_map) for j in p["joins"]]} for p in lab["plans"]]
             out.write(json.dumps(lab) + "\n")
-    print(f"{len(table_map)} tables ({sum(k.split('.', 1)[1].lower() != v.split('.', 1)[1].lower() for k, v in table_map.items())} renamed), "
-          f"{len(col_map)} columns ({changed} renamed)", file=sys.stderr)
+    renamed = sum(k.split(".", 1)[1].lower() != v.split(".", 1)[1].lower() for k, v in table_map.items())
+    print(f"{len(table_map)} tables ({renamed} renamed), {len(col_map)} columns ({changed} renamed)", file=sys.stderr)
     return 0
 
 

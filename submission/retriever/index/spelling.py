@@ -16,6 +16,7 @@ from dataclasses import dataclass, field, replace
 from functools import cached_property, lru_cache
 from pathlib import Path
 
+from .abbreviations import abbreviates, abbreviation_words
 from .text import stem
 from .text import stems as stems_of
 from .wordnet import lexicon_words
@@ -51,15 +52,18 @@ def forms(word: str) -> list[str]:
 
 @dataclass(frozen=True)
 class Spelling:
-    """What search needs: schema words (as written -> stem), name stems, the real words next to them, and the
-    stems the index's documents hold (no typo, whatever they look like; set at load)."""
+    """What search needs: schema words (as written -> stem), name stems, the real words next to them, the
+    schema words that may abbreviate a longer one (index/abbreviations.py; as written -> stem), and the stems
+    the index's documents hold (no typo, whatever they look like; set at load)."""
 
     targets: Mapping[str, str] = field(default_factory=dict)
     stems: frozenset[str] = field(default_factory=frozenset)
     #: Stems of the real words one edit from a target: never corrected.
     words: frozenset[str] = field(default_factory=frozenset)
+    abbreviations: Mapping[str, str] = field(default_factory=dict)
     known: frozenset[str] = field(default_factory=frozenset)
     _fix: Callable[[str], str | None] = field(init=False, repr=False, compare=False)
+    _expand: Callable[[str], tuple[str, ...]] = field(init=False, repr=False, compare=False)
 
     @cached_property
     def spelt(self) -> dict[str, str]:
@@ -73,6 +77,23 @@ class Spelling:
         # A question's words are looked at twice (for the embedding and for the lexical channels), and the
         # same words come back question after question: each word's answer is worked out once.
         object.__setattr__(self, "_fix", lru_cache(maxsize=65536)(self._fix_word))
+        object.__setattr__(self, "_expand", lru_cache(maxsize=65536)(self._expand_word))
+
+    @cached_property
+    def _by_letter(self) -> dict[str, list[str]]:
+        out: dict[str, list[str]] = {}
+        for a in sorted(self.abbreviations):
+            out.setdefault(a[0], []).append(a)
+        return out
+
+    def expansions(self, written: Sequence[str]) -> dict[str, list[str]]:
+        """Question word (lower case, as written) -> the stems of the schema words that abbreviate it."""
+        return {w: list(hits) for w in written if (hits := self._expand(w))}
+
+    def _expand_word(self, word: str) -> tuple[str, ...]:
+        if not word.isalpha():
+            return ()
+        return tuple(sorted({self.abbreviations[a] for a in self._by_letter.get(word[:1], ()) if abbreviates(a, word)}))
 
     def fixes(self, written: Sequence[str]) -> dict[str, str]:
         """Misspelt word -> the schema word it stands for, over lower-case words as written: for those no
@@ -96,14 +117,16 @@ class Spelling:
 
     def as_json(self) -> dict[str, object]:
         return {"targets": dict(sorted(self.targets.items())), "stems": sorted(self.stems),
-                "words": sorted(self.words)}
+                "words": sorted(self.words), "abbreviations": dict(sorted(self.abbreviations.items()))}
 
     @classmethod
     def from_json(cls, data: Mapping[str, object]) -> Spelling:
         targets, stems, words = data.get("targets", {}), data.get("stems", []), data.get("words", [])
-        if not (isinstance(targets, Mapping) and isinstance(stems, list) and isinstance(words, list)):
-            raise ValueError("spelling.json does not hold targets, stems and words")
-        return cls(dict(targets), frozenset(stems), frozenset(words))
+        abbreviations = data.get("abbreviations", {})  # an index built before them abbreviates nothing
+        if not (isinstance(targets, Mapping) and isinstance(stems, list) and isinstance(words, list)
+                and isinstance(abbreviations, Mapping)):
+            raise ValueError("spelling.json does not hold targets, stems, words and abbreviations")
+        return cls(dict(targets), frozenset(stems), frozenset(words), dict(abbreviations))
 
 
 def build_spelling(schema_words: Iterable[Sequence[str]], wordnet_root: Path | None) -> Spelling:
@@ -113,10 +136,13 @@ def build_spelling(schema_words: Iterable[Sequence[str]], wordnet_root: Path | N
     names = {w for name in schema_words for w in name if w.isalpha()}
     targets = {f: stem(w) for w in sorted(names) for f in forms(w) if len(f) >= MIN_LENGTH}
     stems = frozenset(s for s in targets.values() if len(s) >= MIN_LENGTH)
-    lexicon = {stem(w) for w in lexicon_words(wordnet_root)}
+    lexicon_list = set(lexicon_words(wordnet_root))
+    lexicon = {stem(w) for w in lexicon_list}
     # A word one edit from a schema word whose stem is a real word's ("holds" next to `helds`, "counties"
     # next to `countries`), or a stem one edit from a schema stem that is ("counti" next to `countri`).
     candidates = sorted({e for t in targets for e in edits(t)})
     near = {s for s in stems_of(candidates) if s in lexicon}
     near.update(e for s in set(targets.values()) for e in edits(s) if e in lexicon)
-    return Spelling(targets, stems, frozenset(near))
+    abbreviations = abbreviation_words(names, frozenset(lexicon_list), frozenset(lexicon),
+                                       {w: stem(w) for w in names})
+    return Spelling(targets, stems, frozenset(near), abbreviations)

@@ -24,6 +24,7 @@ from .evidence import Evidence
 from .fusion import rrf
 from .lookups import (
     QUERY_STEMS,
+    abbreviated,
     compounds,
     corrections,
     embedded_words,
@@ -146,13 +147,15 @@ def gather(
     lt, lc, lg, lv = (lexical[n] for n in ("tables", "columns", "groups", "values"))
     # Two question words a table or column name runs together count as that name's one term too.
     joined = [] if "compounds" in disabled else compounds(asked)
+    # A schema word that abbreviates a question word (`cust` for "customers") counts as that word.
+    aliases = {} if spelling is None or "abbreviations" in disabled else abbreviated(asked, spelling)
     terms = list(dict.fromkeys(stems + joined))
-    tab = lt.term_scores(terms)  # type: ignore[attr-defined]
-    col = lc.term_scores(terms)  # type: ignore[attr-defined]
+    tab = with_aliases(lt, terms, aliases)
+    col = with_aliases(lc, terms, aliases)
     val = lv.term_scores(terms)  # type: ignore[attr-defined]
     # What no table or column holds is no term where it is a joined pair, nor where it is a query word that
     # no value holds either ("many", "different"): it would only count as the question's unexplained share.
-    schema = (tab > 0).any(axis=1) | (col > 0).any(axis=1)
+    schema = np.asarray((tab > 0).any(axis=1) | (col > 0).any(axis=1), dtype=np.bool_)
     anywhere = (schema | (val > 0).any(axis=1)).tolist()
     plain = set(stems)
     keep = np.asarray([(t in plain and (a or t not in QUERY_STEMS)) or (t not in plain and h)
@@ -162,7 +165,7 @@ def gather(
         tab, col, val = tab[keep], col[keep], val[keep]
         kept = set(terms)
         stems, joined = [s for s in stems if s in kept], [j for j in joined if j in kept]
-    grp = lg.term_scores(terms)  # type: ignore[attr-defined]
+    grp = with_aliases(lg, terms, aliases)
     idf = lt.idf(terms)  # type: ignore[attr-defined]
     scores: dict[str, np.ndarray] = {
         "bm25_tables": tab.sum(axis=0),
@@ -192,6 +195,7 @@ def gather(
     for tables in found.values():
         phrase_hits[np.asarray(tables, dtype=np.int64)] += 1.0
     qstems = {fixes.get(s, s) for s in (stem(w) for w in words(asked))} | set(joined)
+    qstems |= {a for s in qstems & aliases.keys() for a in aliases[s]}
     name_match = name_hits(qstems, layout.name_index, layout.name_len)
     group_name_match = name_hits(qstems, layout.group_name_index, layout.group_name_len)
     fused = rrf([scores[k] for k in sorted(scores)] + [phrase_hits], rrf_k)
@@ -216,6 +220,19 @@ def gather(
     return Evidence(terms, idf, tab > 0, val > 0, name_match, phrase_hits, scores, fused,
                     grp.sum(axis=0), sorted(found), group_name_match, entity, group_dense, dense_z, rel,
                     entity_cos, inst, word_z, person, adapted_z)
+
+
+def with_aliases(lexical: object, terms: Sequence[str], aliases: Mapping[str, Sequence[str]]) -> np.ndarray:
+    """Per-term BM25 rows where a document holding a term's alias (an abbreviation of its word) scores as if
+    it held the term: the alias's term frequency at the term's idf, so a rare abbreviation weighs no more than
+    the word it stands for, and the question's word still counts once."""
+    rows: np.ndarray = lexical.term_scores(terms)  # type: ignore[attr-defined]
+    for i, term in enumerate(terms):
+        alias = aliases.get(term)
+        if alias:
+            ratio = lexical.idf([term]) / lexical.idf(alias)  # type: ignore[attr-defined]
+            rows[i] = np.maximum(rows[i], (lexical.term_scores(alias) * ratio[:, None]).max(axis=0))  # type: ignore[attr-defined]
+    return rows
 
 
 class Channels:

@@ -92,6 +92,16 @@ def corrections(question: str, spelling: Spelling) -> dict[str, str]:
     return {stem(w): stem(fix) for w, fix in spelling.fixes(_lower_words(question)).items()}
 
 
+def abbreviated(question: str, spelling: Spelling) -> dict[str, list[str]]:
+    """Question stem -> the stems of the schema words that abbreviate its word ("customers" -> `cust`,
+    `cstmr`; index/abbreviations.py), for words written in lower case and no query word ("number" is no `num`)."""
+    found = spelling.expansions([w.lower() for w in _lower_words(question) if w.lower() not in QUERY_WORDS])
+    out: dict[str, list[str]] = {}
+    for w in sorted(found):
+        out.setdefault(stem(w), []).extend(s for s in found[w] if s != stem(w))
+    return {k: sorted(set(v)) for k, v in out.items() if v}
+
+
 def respell(question: str, spelling: Spelling) -> str:
     """The question with its misspelt schema words written right: what the embedding models read, so that
     "salaray" is embedded as "salary" (they cannot look it up)."""

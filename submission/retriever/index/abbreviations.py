@@ -1,0 +1,77 @@
+"""Abbreviated schema words: `cust` and `cstmr` for "customer", `qty` for "quantity", `dept`, `addr`, `nm`.
+
+Undocumented schemas shorten their words, and no stemming or thesaurus brings the user's full word to them.
+The build lists the schema words that are no English word (WordNet knows neither them nor their stem), and
+the vowel-less short ones even if it does (`nm`, `yr`, `cd`: WordNet's senses of those are no schema's);
+search reads a question word as such a word where the word spells it the way abbreviations are made: its
+first letters (`cust`, at least three), its consonants (`nm`: all of them where two) or their first letters
+(`cstmr`, `sngr`), or its first letters and then some of its consonants in order, the last one among them,
+three letters or more and at least half as many as its consonants (`qty`, `amt`, `dept`). WordNet's own
+abbreviations (`prof`) come to their full words through the thesaurus already. Without WordNet nothing is
+listed, since an abbreviation then cannot be told from a word.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+
+from .text import STOPWORDS
+
+#: Longest schema word taken for an abbreviation, and shortest question word read as spelling one out.
+MAX_ABBREVIATION = 8
+MIN_WORD = 4
+_VOWELS = frozenset("aeiou")
+
+
+def consonants(word: str) -> str:
+    """'customer' -> 'cstmr': the first letter, then the other letters but vowels, a double written once."""
+    out = word[:1]
+    for ch in word[1:]:
+        if ch not in _VOWELS and ch != out[-1]:
+            out += ch
+    return out
+
+
+def abbreviation_words(schema_words: Iterable[str], lexicon: frozenset[str], lexicon_stems: frozenset[str],
+                       stem_of: Mapping[str, str]) -> dict[str, str]:
+    """Schema word -> its stem, for the schema's words that may abbreviate a longer one (no stop word:
+    WordNet lists none, and `for` is no "former")."""
+    out: dict[str, str] = {}
+    for w in sorted(set(schema_words)):
+        if not (w.isalpha() and w.isascii() and 2 <= len(w) <= MAX_ABBREVIATION) or w in STOPWORDS:
+            continue
+        s = stem_of[w]
+        unknown = w not in lexicon and s not in lexicon_stems
+        if unknown or (len(w) <= 3 and not _VOWELS & set(w[1:]) and w[0] not in _VOWELS):
+            out[w] = s
+    return out
+
+
+def _subsequence(short: str, long: Iterable[str]) -> bool:
+    it = iter(long)
+    return all(ch in it for ch in short)
+
+
+def abbreviates(abbreviation: str, word: str) -> bool:
+    """Whether `abbreviation` (a schema word) is `word` (a question word, lower case) shortened."""
+    if len(word) < MIN_WORD or len(abbreviation) > len(word) - 2 or abbreviation[0] != word[0]:
+        return False
+    if len(abbreviation) >= 3 and word.startswith(abbreviation):
+        return True
+    singular = word[:-1] if word.endswith("s") and not word.endswith("ss") else word
+    skeleton = consonants(singular)
+    if skeleton == abbreviation or (len(abbreviation) >= 3 and skeleton.startswith(abbreviation)):
+        return True
+    if len(abbreviation) < 3 or 2 * len(abbreviation) < len(skeleton):
+        return False
+    # Its first letters, then some of the consonants after them in order, its last among them ("dep" + "t",
+    # "q" + "ty"; `cont` spells "continent", not "country").
+    last = skeleton[-1]
+    for k in range(1, len(abbreviation)):
+        if abbreviation[k - 1] != singular[k - 1]:
+            break
+        rest = [ch for ch in singular[k:] if ch not in _VOWELS]
+        if abbreviation[-1] == last and rest and rest[-1] == last and _subsequence(abbreviation[k:], rest):
+            return True
+    return False
+

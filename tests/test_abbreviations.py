@@ -1,0 +1,99 @@
+"""Abbreviated schema words: which words are abbreviations, which question words they stand for, and a
+question in full words finding the abbreviated table, its word counting once."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from test_spelling import LICENCE
+from test_thesaurus import write_wordnet
+
+from retriever.index import wordnet as wordnet_db
+from retriever.index.abbreviations import abbreviates, abbreviation_words, consonants
+from retriever.index.build import build_index
+from retriever.index.catalog import parse_catalog
+from retriever.index.lexical import LexicalIndex
+from retriever.index.spelling import Spelling, build_spelling
+from retriever.index.store import load_index
+from retriever.query.channels import Channels, with_aliases
+from retriever.query.lookups import abbreviated
+
+
+@pytest.mark.parametrize(("short", "word"), [
+    ("cust", "customers"), ("cstmr", "customer"), ("qty", "quantity"), ("amt", "amount"), ("nm", "name"),
+    ("dept", "departments"), ("addr", "address"), ("yr", "years"), ("mgr", "manager"), ("sngr", "singers"),
+    ("crs", "courses"), ("emp", "employees"), ("cont", "continents")])
+def test_the_ways_abbreviations_are_made(short: str, word: str) -> None:
+    assert abbreviates(short, word)
+
+
+@pytest.mark.parametrize(("short", "word"), [
+    ("crs", "cars"),       # a plural's "s" is no consonant of the word
+    ("cont", "country"),   # the last consonant is not in it
+    ("nm", "number"),      # two letters: all the consonants or nothing
+    ("usd", "used"),       # one letter dropped is no abbreviation
+    ("cust", "cost"), ("xqty", "quantity"), ("qty", "qty")])
+def test_what_is_no_abbreviation(short: str, word: str) -> None:
+    assert not abbreviates(short, word)
+
+
+def test_consonants_keep_the_first_letter_and_write_doubles_once() -> None:
+    assert consonants("customer") == "cstmr" and consonants("address") == "adrs" and consonants("year") == "yr"
+
+
+def test_the_abbreviations_are_the_schema_words_no_dictionary_knows() -> None:
+    lexicon = frozenset({"customer", "name", "sing", "nm", "ear"})
+    got = abbreviation_words(["cust", "nm", "sing", "customer", "for", "ear", "abcdefghij", "x2"], lexicon,
+                             frozenset({"custom", "sing"}), {w: w for w in ["cust", "nm", "sing", "customer", "for",
+                                                                           "ear", "abcdefghij", "x2"]})
+    # `nm` is a word (nanometre) but a vowel-less short one; `sing` and `ear` are words; `for` a stop word.
+    assert got == {"cust": "cust", "nm": "nm"}
+
+
+def write_lexicon(root: Path, words: tuple[str, ...]) -> Path:
+    root.mkdir(parents=True, exist_ok=True)
+    (root / "index.noun").write_text(LICENCE + "".join(f"{w} n 1 0 1 0 00000001  \n" for w in words),
+                                     encoding="latin-1")
+    return root
+
+
+def test_a_question_word_finds_the_schema_words_that_shorten_it(tmp_path: Path) -> None:
+    sp = build_spelling([["cust", "nm"], ["ord", "qty"], ["customer"]], write_lexicon(tmp_path / "wn", ("customer",)))
+    assert dict(sp.abbreviations) == {"cust": "cust", "nm": "nm", "ord": "ord", "qty": "qti"}  # as written -> stem
+    assert sp.expansions(["customers", "names", "quantity", "orders", "price"]) == {
+        "customers": ["cust"], "names": ["nm"], "quantity": ["qti"], "orders": ["ord"]}
+    # Capitalised words are names, query words ask for a computation: neither is expanded.
+    assert abbreviated("What is the total quantity of Customers?", sp) == {"quantiti": ["qti"]}
+    assert Spelling.from_json(sp.as_json()) == sp
+    assert build_spelling([["cust"]], None).abbreviations == {}
+
+
+def test_an_alias_scores_at_the_idf_of_the_word_it_stands_for() -> None:
+    docs = [["cust", "nm"], ["custom", "name"], ["order"], ["order", "item"], ["item"]]  # stems
+    lex = LexicalIndex.build(docs)
+    plain = lex.term_scores(["custom"])
+    rows = with_aliases(lex, ["custom"], {"custom": ["cust"]})
+    # The abbreviated table scores as the spelt-out one does (same length, same term frequency, the word's idf).
+    assert rows.shape == plain.shape and rows[0, 1] == plain[0, 1] > 0
+    np.testing.assert_allclose(rows[0, 0], rows[0, 1], rtol=1e-6)
+    assert (rows[0, 2:] == 0).all()
+
+
+def test_a_question_in_full_words_finds_the_abbreviated_table(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    root = write_wordnet(tmp_path / "wn")
+    monkeypatch.setattr(wordnet_db, "wordnet_dir", lambda: root)
+    catalog = parse_catalog({"tables": [
+        {"table_id": "shop.cust", "group": "shop", "name": "cust", "columns": ["cust_id", "cust_nm", "ph_num"]},
+        {"table_id": "shop.ord", "group": "shop", "name": "ord", "columns": ["ord_id", "cust_id", "ord_qty"]},
+        {"table_id": "zoo.animal", "group": "zoo", "name": "animal", "columns": ["species", "weight"]}]})
+    build_index(catalog, tmp_path / "idx", log=lambda _m: None)
+    channels = Channels(load_index(tmp_path / "idx"))
+    ev = channels.evidence("Which customers have orders of the largest quantity?", {}, 60)
+    assert ev.terms[:3] == ["custom", "order", "quantiti"], "each question word is one term, as written"
+    assert ev.schema_hit[:, :2].any(axis=0).all() and not ev.schema_hit[:, 2].any()
+    assert ev.name_match[0] > 0 and ev.name_match[1] > 0
+    question = "Which customers have orders of the largest quantity?"
+    off = channels.evidence(question, {}, 60, frozenset({"abbreviations"}))
+    assert not off.schema_hit.any()
