@@ -169,7 +169,8 @@ def code_digest() -> str:
                     "query/features.py", "query/plans.py", "query/relevance.py", "query/planner.py", "query/model.py",
                     "query/adapter.py",
                     "index/documents.py", "index/text.py", "query/fusion.py", "index/lexical.py", "index/thesaurus.py",
-                    "index/wordnet.py", "index/spelling.py", "index/links.py", "index/people.py"))
+                    "index/wordnet.py", "index/spelling.py", "index/abbreviations.py", "index/links.py",
+                    "index/people.py"))
 
 
 def _digest(names: Sequence[str]) -> str:

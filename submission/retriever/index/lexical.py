@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import bm25s
@@ -38,8 +38,10 @@ class LexicalIndex:
         model = bm25s.BM25.load(str(directory), mmap=False, show_progress=False)
         return cls(model, n_docs)
 
-    def term_scores(self, terms: Sequence[str]) -> np.ndarray:
-        """Per-term BM25 contributions; unknown terms give a zero row."""
+    def term_scores(self, terms: Sequence[str], aliases: Mapping[str, Sequence[str]] | None = None) -> np.ndarray:
+        """Per-term BM25 contributions; unknown terms give a zero row. A document holding one of a term's
+        `aliases` (an abbreviation of its word) scores as if it held the term: the alias's term frequency at
+        the term's idf, so a rare abbreviation weighs no more than the word it stands for, which counts once."""
         out = np.zeros((len(terms), self.n_docs), dtype=np.float32)
         data, indices, indptr = (self.model.scores[k] for k in ("data", "indices", "indptr"))
         for i, term in enumerate(terms):
@@ -47,6 +49,10 @@ class LexicalIndex:
             if j is not None:
                 lo, hi = indptr[j], indptr[j + 1]
                 out[i, indices[lo:hi]] = data[lo:hi]
+            alias = (aliases or {}).get(term)
+            if alias:
+                ratio = self.idf([term]) / self.idf(alias)
+                out[i] = np.maximum(out[i], (self.term_scores(alias) * ratio[:, None]).max(axis=0))
         return out
 
     def idf(self, terms: Sequence[str]) -> np.ndarray:

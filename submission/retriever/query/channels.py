@@ -109,8 +109,7 @@ def column_max(col_scores: np.ndarray, layout: Layout) -> np.ndarray:
     out = np.zeros(layout.n_tables, dtype=np.float32)
     has = layout.col_start[1:] > layout.col_start[:-1]
     if col_scores.size and has.any():
-        red = np.maximum.reduceat(col_scores, layout.col_start[:-1][has])
-        out[has] = red
+        out[has] = np.maximum.reduceat(col_scores, layout.col_start[:-1][has])
     return out
 
 
@@ -141,21 +140,20 @@ def gather(
     # The words a request is made with ("List ...", "and show ...") are no terms; elsewhere they are.
     asked = drop_commands(question)
     stems = tokenize(asked)
-    # A misspelt schema word counts as that word (index/spelling.py).
+    # A misspelt schema word counts as that word, and so does one that shortens it (`cust` for "customers").
     fixes = {} if spelling is None or "spelling" in disabled else corrections(question, spelling)
+    aliases = {} if spelling is None or "abbreviations" in disabled else abbreviated(asked, spelling)
     stems = [fixes.get(s, s) for s in stems]
     lt, lc, lg, lv = (lexical[n] for n in ("tables", "columns", "groups", "values"))
     # Two question words a table or column name runs together count as that name's one term too.
     joined = [] if "compounds" in disabled else compounds(asked)
-    # A schema word that abbreviates a question word (`cust` for "customers") counts as that word.
-    aliases = {} if spelling is None or "abbreviations" in disabled else abbreviated(asked, spelling)
     terms = list(dict.fromkeys(stems + joined))
-    tab = with_aliases(lt, terms, aliases)
-    col = with_aliases(lc, terms, aliases)
+    tab = lt.term_scores(terms, aliases)  # type: ignore[attr-defined]
+    col = lc.term_scores(terms, aliases)  # type: ignore[attr-defined]
     val = lv.term_scores(terms)  # type: ignore[attr-defined]
     # What no table or column holds is no term where it is a joined pair, nor where it is a query word that
     # no value holds either ("many", "different"): it would only count as the question's unexplained share.
-    schema = np.asarray((tab > 0).any(axis=1) | (col > 0).any(axis=1), dtype=np.bool_)
+    schema = (tab > 0).any(axis=1) | (col > 0).any(axis=1)
     anywhere = (schema | (val > 0).any(axis=1)).tolist()
     plain = set(stems)
     keep = np.asarray([(t in plain and (a or t not in QUERY_STEMS)) or (t not in plain and h)
@@ -165,7 +163,7 @@ def gather(
         tab, col, val = tab[keep], col[keep], val[keep]
         kept = set(terms)
         stems, joined = [s for s in stems if s in kept], [j for j in joined if j in kept]
-    grp = with_aliases(lg, terms, aliases)
+    grp = lg.term_scores(terms, aliases)  # type: ignore[attr-defined]
     idf = lt.idf(terms)  # type: ignore[attr-defined]
     scores: dict[str, np.ndarray] = {
         "bm25_tables": tab.sum(axis=0),
@@ -194,8 +192,8 @@ def gather(
     phrase_hits = np.zeros(layout.n_tables, dtype=np.float32)
     for tables in found.values():
         phrase_hits[np.asarray(tables, dtype=np.int64)] += 1.0
-    qstems = {fixes.get(s, s) for s in (stem(w) for w in words(asked))} | set(joined)
-    qstems |= {a for s in qstems & aliases.keys() for a in aliases[s]}
+    shortened = {a for alias in aliases.values() for a in alias}
+    qstems = {fixes.get(s, s) for s in (stem(w) for w in words(asked))} | set(joined) | shortened
     name_match = name_hits(qstems, layout.name_index, layout.name_len)
     group_name_match = name_hits(qstems, layout.group_name_index, layout.group_name_len)
     fused = rrf([scores[k] for k in sorted(scores)] + [phrase_hits], rrf_k)
@@ -220,19 +218,6 @@ def gather(
     return Evidence(terms, idf, tab > 0, val > 0, name_match, phrase_hits, scores, fused,
                     grp.sum(axis=0), sorted(found), group_name_match, entity, group_dense, dense_z, rel,
                     entity_cos, inst, word_z, person, adapted_z)
-
-
-def with_aliases(lexical: object, terms: Sequence[str], aliases: Mapping[str, Sequence[str]]) -> np.ndarray:
-    """Per-term BM25 rows where a document holding a term's alias (an abbreviation of its word) scores as if
-    it held the term: the alias's term frequency at the term's idf, so a rare abbreviation weighs no more than
-    the word it stands for, and the question's word still counts once."""
-    rows: np.ndarray = lexical.term_scores(terms)  # type: ignore[attr-defined]
-    for i, term in enumerate(terms):
-        alias = aliases.get(term)
-        if alias:
-            ratio = lexical.idf([term]) / lexical.idf(alias)  # type: ignore[attr-defined]
-            rows[i] = np.maximum(rows[i], (lexical.term_scores(alias) * ratio[:, None]).max(axis=0))  # type: ignore[attr-defined]
-    return rows
 
 
 class Channels:
@@ -283,8 +268,7 @@ class Channels:
 
     def late_scores(self, query_vectors: Mapping[str, np.ndarray],
                     stage: QuestionStage | None = None) -> dict[str, np.ndarray]:
-        """Late interaction per channel: sum over question tokens of the best-matching token of each table
-        (MaxSim)."""
+        """Late interaction per channel (MaxSim): each question token's best match in a table, summed."""
         stage = stage or self.stage1.for_question()
         out = {}
         for name in self.index.multi:
