@@ -3,6 +3,7 @@ question in full words finding the abbreviated table, its word counting once."""
 
 from __future__ import annotations
 
+import random
 from pathlib import Path
 
 import numpy as np
@@ -97,3 +98,17 @@ def test_a_question_in_full_words_finds_the_abbreviated_table(tmp_path: Path, mo
     question = "Which customers have orders of the largest quantity?"
     off = channels.evidence(question, {}, 60, frozenset({"abbreviations"}))
     assert not off.schema_hit.any()
+
+
+def test_the_lookup_finds_every_abbreviation_the_rules_accept() -> None:
+    """Search looks abbreviations up by what they can be (`lookup_keys`), not one by one: it must miss none."""
+    rng = random.Random(5)
+    words = ["customers", "quantity", "departments", "address", "singers", "continents", "amount", "years",
+             "employees", "languages", "manager", "citation", "homepage", "players", "name", "courses"]
+    made = {w[:k] for w in words for k in range(2, len(w))} | {consonants(w)[:k] for w in words for k in range(2, 6)}
+    noise = {"".join(rng.choice("bcdfghlmnprstyq") for _ in range(rng.randint(2, 6))) for _ in range(3000)}
+    pool = sorted(made | noise | {"qty", "amt", "dept", "mgr", "cont"})
+    sp = Spelling(abbreviations={a: a for a in pool})
+    brute = {w: sorted(a for a in pool if abbreviates(a, w)) for w in words}
+    assert sp.expansions(words) == {w: hits for w, hits in brute.items() if hits}
+    assert sum(map(len, brute.values())) > 3 * len(words)

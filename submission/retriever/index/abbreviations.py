@@ -58,7 +58,7 @@ def abbreviates(abbreviation: str, word: str) -> bool:
         return False
     if len(abbreviation) >= 3 and word.startswith(abbreviation):
         return True
-    singular = word[:-1] if word.endswith("s") and not word.endswith("ss") else word
+    singular = _singular(word)
     skeleton = consonants(singular)
     if skeleton == abbreviation or (len(abbreviation) >= 3 and skeleton.startswith(abbreviation)):
         return True
@@ -75,3 +75,17 @@ def abbreviates(abbreviation: str, word: str) -> bool:
             return True
     return False
 
+
+
+def _singular(word: str) -> str:
+    return word[:-1] if word.endswith("s") and not word.endswith("ss") else word
+
+
+def lookup_keys(word: str) -> tuple[list[str], tuple[str, str]]:
+    """Where a question word's abbreviations can be among many (a catalog of 100k tables lists some 35k): the
+    strings they are if made of its first letters or of its consonants' first letters, and the first and last
+    letters they have if made otherwise. Every schema word `abbreviates` accepts is one of those (the tests
+    check it against all of them); search looks these up and keeps what `abbreviates` accepts."""
+    skeleton = consonants(_singular(word))
+    exact = [word[:k] for k in range(3, len(word) - 1)] + [skeleton[:k] for k in range(2, len(skeleton) + 1)]
+    return exact, (word[:1], skeleton[-1:])

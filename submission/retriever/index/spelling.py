@@ -16,7 +16,7 @@ from dataclasses import dataclass, field, replace
 from functools import cached_property, lru_cache
 from pathlib import Path
 
-from .abbreviations import abbreviates, abbreviation_words
+from .abbreviations import abbreviates, abbreviation_words, lookup_keys
 from .text import stem
 from .text import stems as stems_of
 from .wordnet import lexicon_words
@@ -80,10 +80,10 @@ class Spelling:
         object.__setattr__(self, "_expand", lru_cache(maxsize=65536)(self._expand_word))
 
     @cached_property
-    def _by_letter(self) -> dict[str, list[str]]:
-        out: dict[str, list[str]] = {}
+    def _by_ends(self) -> dict[tuple[str, str], list[str]]:
+        out: dict[tuple[str, str], list[str]] = {}
         for a in sorted(self.abbreviations):
-            out.setdefault(a[0], []).append(a)
+            out.setdefault((a[0], a[-1]), []).append(a)
         return out
 
     def expansions(self, written: Sequence[str]) -> dict[str, list[str]]:
@@ -93,7 +93,9 @@ class Spelling:
     def _expand_word(self, word: str) -> tuple[str, ...]:
         if not word.isalpha():
             return ()
-        return tuple(sorted({self.abbreviations[a] for a in self._by_letter.get(word[:1], ()) if abbreviates(a, word)}))
+        exact, ends = lookup_keys(word)
+        found = {a for a in exact if a in self.abbreviations}.union(self._by_ends.get(ends, ()))
+        return tuple(sorted({self.abbreviations[a] for a in found if abbreviates(a, word)}))
 
     def fixes(self, written: Sequence[str]) -> dict[str, str]:
         """Misspelt word -> the schema word it stands for, over lower-case words as written: for those no
