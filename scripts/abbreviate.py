@@ -20,6 +20,11 @@ import re
 import sys
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from retriever.index.abbreviations import consonants  # noqa: E402
+from retriever.index.text import split_identifier  # noqa: E402
+
 #: The conventional abbreviations of database columns (as style guides and legacy schemas write them).
 CONVENTIONAL = {
     "number": "num", "quantity": "qty", "amount": "amt", "address": "addr", "description": "desc",
@@ -32,21 +37,11 @@ CONVENTIONAL = {
     "company": "co", "country": "ctry", "region": "rgn", "manager": "mgr", "salary": "sal", "document": "doc",
     "payment": "pmt", "message": "msg", "source": "src", "destination": "dest", "temperature": "temp",
 }
-_CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])|(?<=[A-Za-z])(?=[0-9])|(?<=[0-9])(?=[A-Za-z])")
 
 
 def _draw(seed: int, *parts: str) -> float:
     h = hashlib.sha256("\x00".join((str(seed), *parts)).encode()).digest()
     return int.from_bytes(h[:8], "big") / 2**64
-
-
-def consonants(word: str) -> str:
-    """'customer' -> 'cstmr': the first letter, then the other letters but vowels, doubles once."""
-    out = word[:1]
-    for ch in word[1:]:
-        if ch not in "aeiou" and ch != out[-1]:
-            out += ch
-    return out
 
 
 def abbreviate_word(word: str, db: str, seed: int) -> str:
@@ -64,7 +59,7 @@ def abbreviate_word(word: str, db: str, seed: int) -> str:
 
 
 def abbreviate_name(name: str, db: str, seed: int) -> str:
-    parts = [p for p in re.split(r"[\s_\-]+", _CAMEL.sub(" ", name)) if p]
+    parts = [p for p in re.split(r"[\s\-]+", split_identifier(name)) if p]
     return "_".join(abbreviate_word(p, db, seed) for p in parts) or name
 
 

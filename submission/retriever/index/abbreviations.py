@@ -13,9 +13,9 @@ listed, since an abbreviation then cannot be told from a word.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 
-from .text import STOPWORDS
+from .text import STOPWORDS, stem
 
 #: Longest schema word taken for an abbreviation, and shortest question word read as spelling one out.
 MAX_ABBREVIATION = 8
@@ -32,19 +32,23 @@ def consonants(word: str) -> str:
     return out
 
 
-def abbreviation_words(schema_words: Iterable[str], lexicon: frozenset[str], lexicon_stems: frozenset[str],
-                       stem_of: Mapping[str, str]) -> dict[str, str]:
+def abbreviation_words(schema_words: Iterable[str], lexicon: frozenset[str],
+                       lexicon_stems: frozenset[str]) -> dict[str, str]:
     """Schema word -> its stem, for the schema's words that may abbreviate a longer one (no stop word:
     WordNet lists none, and `for` is no "former")."""
     out: dict[str, str] = {}
     for w in sorted(set(schema_words)):
         if not (w.isalpha() and w.isascii() and 2 <= len(w) <= MAX_ABBREVIATION) or w in STOPWORDS:
             continue
-        s = stem_of[w]
+        s = stem(w)
         unknown = w not in lexicon and s not in lexicon_stems
         if unknown or (len(w) <= 3 and not _VOWELS & set(w[1:]) and w[0] not in _VOWELS):
             out[w] = s
     return out
+
+
+def _singular(word: str) -> str:
+    return word[:-1] if word.endswith("s") and not word.endswith("ss") else word
 
 
 def _subsequence(short: str, long: Iterable[str]) -> bool:
@@ -74,11 +78,6 @@ def abbreviates(abbreviation: str, word: str) -> bool:
         if abbreviation[-1] == last and rest and rest[-1] == last and _subsequence(abbreviation[k:], rest):
             return True
     return False
-
-
-
-def _singular(word: str) -> str:
-    return word[:-1] if word.endswith("s") and not word.endswith("ss") else word
 
 
 def lookup_keys(word: str) -> tuple[list[str], tuple[str, str]]:

@@ -138,13 +138,11 @@ def build_spelling(schema_words: Iterable[Sequence[str]], wordnet_root: Path | N
     names = {w for name in schema_words for w in name if w.isalpha()}
     targets = {f: stem(w) for w in sorted(names) for f in forms(w) if len(f) >= MIN_LENGTH}
     stems = frozenset(s for s in targets.values() if len(s) >= MIN_LENGTH)
-    lexicon_list = set(lexicon_words(wordnet_root))
-    lexicon = {stem(w) for w in lexicon_list}
+    real = frozenset(lexicon_words(wordnet_root))
+    lexicon = frozenset(stem(w) for w in real)
     # A word one edit from a schema word whose stem is a real word's ("holds" next to `helds`, "counties"
     # next to `countries`), or a stem one edit from a schema stem that is ("counti" next to `countri`).
     candidates = sorted({e for t in targets for e in edits(t)})
     near = {s for s in stems_of(candidates) if s in lexicon}
     near.update(e for s in set(targets.values()) for e in edits(s) if e in lexicon)
-    abbreviations = abbreviation_words(names, frozenset(lexicon_list), frozenset(lexicon),
-                                       {w: stem(w) for w in names})
-    return Spelling(targets, stems, frozenset(near), abbreviations)
+    return Spelling(targets, stems, frozenset(near), abbreviation_words(names, real, lexicon))

@@ -95,7 +95,7 @@ def corrections(question: str, spelling: Spelling) -> dict[str, str]:
 def abbreviated(question: str, spelling: Spelling) -> dict[str, list[str]]:
     """Question stem -> the stems of the schema words that abbreviate its word ("customers" -> `cust`,
     `cstmr`; index/abbreviations.py), for words written in lower case and no query word ("number" is no `num`)."""
-    found = spelling.expansions([w.lower() for w in _lower_words(question) if w.lower() not in QUERY_WORDS])
+    found = spelling.expansions([w for w in _lower_words(question) if w not in QUERY_WORDS])
     out: dict[str, list[str]] = {}
     for w in sorted(found):
         out.setdefault(stem(w), []).extend(s for s in found[w] if s != stem(w))
