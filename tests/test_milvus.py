@@ -103,6 +103,23 @@ def test_engine_evidence_equals_in_process_evidence(milvus_index: Path) -> None:
         stage1.close()
 
 
+def test_engine_alias_scores_equal_in_process(milvus_index: Path) -> None:
+    """An abbreviation read as a term's alias scores the same from the engine as from the local postings."""
+    planner, stage1 = _open(milvus_index)
+    try:
+        for part in ("tables", "columns", "groups"):
+            local = planner.index.lexical[part]
+            vocab = sorted(local.vocab, key=lambda t: (local.vocab[t], t))
+            term, alias = vocab[0], vocab[1:4]
+            engine = stage1.for_question().lexical[part]
+            want = local.term_scores([term, "zzunknown"], {term: alias, "zzunknown": alias[:1]})
+            got = engine.term_scores([term, "zzunknown"], {term: alias, "zzunknown": alias[:1]})
+            assert want[1].any() and not np.array_equal(want[0], local.term_scores([term])[0]), part
+            assert np.allclose(got, want, atol=1e-5), part
+    finally:
+        stage1.close()
+
+
 def test_a_partial_dense_channel_scores_like_in_process(tmp_path: Path) -> None:
     """Columns the build did not embed are zeros in the engine; search gives them the median, as locally."""
     clock = [0.0]

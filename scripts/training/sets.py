@@ -152,8 +152,9 @@ def evidence_digest() -> str:
     """Evidence depends on these sources only: a cached evidence file is reused while they are unchanged."""
     return _digest(("query/channels.py", "query/evidence.py", "query/lookups.py", "index/registry.py",
                     "index/documents.py", "index/text.py", "query/fusion.py", "index/lexical.py", "index/thesaurus.py",
-                    "index/wordnet.py", "index/spelling.py", "embedders/minilm.py", "embedders/onnx_graph.py",
-                    "runtime.py", "backends/stage1.py", "index/people.py", "index/vocabulary.py"))
+                    "index/wordnet.py", "index/spelling.py", "index/abbreviations.py", "embedders/minilm.py",
+                    "embedders/onnx_graph.py", "runtime.py", "backends/stage1.py", "index/people.py",
+                    "index/vocabulary.py"))
 
 
 def index_digest(index_dir: Path) -> str:

@@ -154,17 +154,26 @@ class _EngineTerms:
         self.part = part
         self.local = local
 
-    def term_scores(self, terms: Sequence[str]) -> np.ndarray:
+    def term_scores(self, terms: Sequence[str], aliases: Mapping[str, Sequence[str]] | None = None) -> np.ndarray:
+        """As `LexicalIndex.term_scores`: an alias's postings score at its term's idf (one engine call for all)."""
         out = np.zeros((len(terms), self.local.n_docs), dtype=np.float32)
-        known = [(i, self.local.vocab[t]) for i, t in enumerate(terms) if t in self.local.vocab]
-        if not known:
+        wanted: list[tuple[int, int, float]] = []  # (row, vocabulary id, idf ratio)
+        for i, term in enumerate(terms):
+            if (j := self.local.vocab.get(term)) is not None:
+                wanted.append((i, j, 1.0))
+            alias = (aliases or {}).get(term)
+            if alias:
+                ratio = self.local.idf([term]) / self.local.idf(alias)
+                wanted += [(i, self.local.vocab[a], float(r)) for a, r in zip(alias, ratio, strict=True)
+                           if a in self.local.vocab]
+        if not wanted:
             return out
-        hits = self.question.search(self.part, "bm25", [{int(j): 1.0} for _, j in known])
+        hits = self.question.search(self.part, "bm25", [{j: 1.0} for _, j, _ in wanted])
         if hits is None:
-            return self.local.term_scores(terms)
-        for (i, _), row in zip(known, hits, strict=True):
+            return self.local.term_scores(terms, aliases)
+        for (i, _, r), row in zip(wanted, hits, strict=True):
             ids, scores = _unpack(row)
-            out[i, ids] = scores
+            out[i, ids] = np.maximum(out[i, ids], scores * r)
         return out
 
     def idf(self, terms: Sequence[str]) -> np.ndarray:

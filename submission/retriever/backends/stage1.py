@@ -25,7 +25,8 @@ IN_PROCESS: dict[str, Any] = {"kind": "in-process"}
 class TermScorer(Protocol):
     """What gather() reads from a lexical collection (LexicalIndex is one)."""
 
-    def term_scores(self, terms: Sequence[str]) -> np.ndarray: ...
+    def term_scores(self, terms: Sequence[str], aliases: Mapping[str, Sequence[str]] | None = None) -> np.ndarray:
+        ...
 
     def idf(self, terms: Sequence[str]) -> np.ndarray: ...
 
