@@ -12,7 +12,7 @@ from test_spelling import LICENCE
 from test_thesaurus import write_wordnet
 
 from retriever.index import wordnet as wordnet_db
-from retriever.index.abbreviations import abbreviates, abbreviation_words, consonants
+from retriever.index.abbreviations import abbreviates, abbreviation_words, consonants, run_together, stands_for
 from retriever.index.build import build_index
 from retriever.index.catalog import parse_catalog
 from retriever.index.lexical import LexicalIndex
@@ -111,3 +111,62 @@ def test_the_lookup_finds_every_abbreviation_the_rules_accept() -> None:
     brute = {w: sorted(a for a in pool if abbreviates(a, w)) for w in words}
     assert sp.expansions(words) == {w: hits for w, hits in brute.items() if hits}
     assert sum(map(len, brute.values())) > 3 * len(words)
+
+
+def test_run_together_words_split_where_both_sides_stand_for_a_word() -> None:
+    lexicon = frozenset({"id", "name", "bal", "dorm", "key", "order", "wash"})
+    short = {"cust": "cust", "acct": "acct", "qty": "qti"}
+    got = run_together(["custid", "acctbal", "fname", "dormid", "availqty", "orderkey", "order", "zqxwv", "name"],
+                       lexicon, frozenset({"avail"}), short)
+    assert got["cust"] == ["custid"] and got["acct"] == ["acctbal"] and got["bal"] == ["acctbal"]
+    assert got["name"] == ["fname"], "an initial before a word: the word is a piece, the initial none"
+    assert got["qty"] == ["availqti"] and got["avail"] == ["availqti"], "stems of the schema words"
+    assert got["order"] == ["orderkey"] and got["id"] == ["custid", "dormid"]
+    assert "f" not in got and "zq" not in got and not any("zqxwv" in v for v in got.values())
+    assert all("order" != w for v in got.values() for w in v), "an English word is not split"
+
+
+@pytest.mark.parametrize(("piece", "word", "reads"), [
+    ("name", "names", True), ("cust", "customers", True), ("bal", "balance", True), ("qty", "quantity", True),
+    ("id", "id", False),   # a piece of two letters stands for no word written out: every `...id` would be one
+    ("order", "ordered", True), ("bal", "ball", False)])
+def test_a_piece_stands_for_a_question_word_written_out_or_shortened(piece: str, word: str, reads: bool) -> None:
+    assert stands_for(piece, word) is reads
+
+
+def test_a_question_word_finds_the_run_together_schema_words(tmp_path: Path) -> None:
+    sp = build_spelling([["custid"], ["fname", "lname"], ["acctbal"], ["cust"]],
+                        write_lexicon(tmp_path / "wn", ("id", "name", "bal")))
+    assert sp.expansions(["customers", "names", "balance", "first"]) == {
+        "customers": ["cust", "custid"], "names": ["fname", "lname"], "balance": ["acctbal"]}
+    assert Spelling.from_json(sp.as_json()) == sp
+    assert Spelling.from_json({k: v for k, v in sp.as_json().items() if k != "pieces"}).pieces == {}
+
+
+def test_the_lookup_finds_every_piece_the_rules_accept() -> None:
+    rng = random.Random(11)
+    words = ["customers", "quantity", "names", "balance", "dates", "orders", "account", "average", "students"]
+    made = {w[:k] for w in words for k in range(2, len(w) + 1)} | {consonants(w)[:k] for w in words for k in (2, 3, 4)}
+    noise = {"".join(rng.choice("abcdeilmnoqrstuy") for _ in range(rng.randint(2, 7))) for _ in range(3000)}
+    pool = sorted(made | noise)
+    sp = Spelling(pieces={p: (f"x{p}",) for p in pool})
+    brute = {w: sorted(f"x{p}" for p in pool if stands_for(p, w)) for w in words}
+    assert sp.expansions(words) == {w: hits for w, hits in brute.items() if hits}
+
+
+def test_a_question_finds_the_table_whose_columns_run_words_together(tmp_path: Path,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    root = write_wordnet(tmp_path / "wn")
+    with (root / "index.noun").open("a", encoding="latin-1") as f:
+        f.write("id n 1 0 1 0 00000001  \nname n 1 0 1 0 00000001  \n")
+    monkeypatch.setattr(wordnet_db, "wordnet_dir", lambda: root)
+    catalog = parse_catalog({"tables": [
+        {"table_id": "hr.emp", "group": "hr", "name": "emp", "columns": ["empid", "fname", "lname", "hiredate"]},
+        {"table_id": "zoo.animal", "group": "zoo", "name": "animal", "columns": ["species", "weight"]}]})
+    build_index(catalog, tmp_path / "idx", log=lambda _m: None)
+    channels = Channels(load_index(tmp_path / "idx"))
+    question = "Which employees have the longest names?"
+    ev = channels.evidence(question, {}, 60)
+    assert ev.schema_hit[:, 0].sum() == 2 and not ev.schema_hit[:, 1].any()
+    off = channels.evidence(question, {}, 60, frozenset({"abbreviations"}))
+    assert off.schema_hit[:, 0].sum() < 2

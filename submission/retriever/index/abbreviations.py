@@ -9,17 +9,28 @@ first letters (`cust`, at least three), its consonants (`nm`: all of them where 
 three letters or more and at least half as many as its consonants (`qty`, `amt`, `dept`). WordNet's own
 abbreviations (`prof`) come to their full words through the thesaurus already. Without WordNet nothing is
 listed, since an abbreviation then cannot be told from a word.
+
+Identifiers also run their shortened words together, lower case (`custid`, `acctbal`, `availqty`, `fname`,
+`pubdate`): the build splits each such schema word (no English word) where both sides can stand for a
+word, and a question word that is, or that spells as above, one of those pieces reads as the whole
+(`customers` -> `custid`, `balance` -> `acctbal`, `name` -> `fname`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 
 from .text import STOPWORDS, stem
 
 #: Longest schema word taken for an abbreviation, and shortest question word read as spelling one out.
 MAX_ABBREVIATION = 8
 MIN_WORD = 4
+#: Run-together schema words: the longest split, and the shortest piece that stands for a question word
+#: written out (`name` of `fname` does, `id` of `custid` does not: it would stand for every `...id`).
+MAX_RUN_TOGETHER = 24
+MIN_PIECE = 3
+#: How long a leading initial may be (`f` of `fname`, `tm` of `tmax`): no word, but it leaves a piece that is.
+MAX_INITIAL = 2
 _VOWELS = frozenset("aeiou")
 
 
@@ -45,6 +56,43 @@ def abbreviation_words(schema_words: Iterable[str], lexicon: frozenset[str],
         if unknown or (len(w) <= 3 and not _VOWELS & set(w[1:]) and w[0] not in _VOWELS):
             out[w] = s
     return out
+
+
+def run_together(schema_words: Iterable[str], lexicon: frozenset[str], lexicon_stems: frozenset[str],
+                 abbreviations: Mapping[str, str]) -> dict[str, list[str]]:
+    """Piece -> the stems of the schema words it was run together into. A schema word that is no English word
+    splits in two wherever one side can be read: an English word (two letters or more) or a listed
+    abbreviation. The other side is then a piece too where it has three letters or more (`cust|id`,
+    `acct|bal`, `avail|qty`); one or two letters before a read side are an initial, no piece (`f|name`).
+    Every such split counts (`hire|date`, `hired|ate`): a piece stands only for the question words it
+    spells (`stands_for`), so a wrong split costs little."""
+
+    def readable(piece: str) -> bool:
+        return len(piece) >= 2 and (piece in abbreviations or piece in lexicon or stem(piece) in lexicon_stems)
+
+    out: dict[str, set[str]] = {}
+    for w in sorted(set(schema_words)):
+        if not (w.isalpha() and w.isascii() and 4 <= len(w) <= MAX_RUN_TOGETHER) or w in STOPWORDS:
+            continue
+        s = stem(w)
+        if w in lexicon or s in lexicon_stems:
+            continue
+        for k in range(1, len(w) - 1):
+            left, right = w[:k], w[k:]
+            read = readable(left), readable(right)
+            if not any(read):
+                continue
+            for piece, ok in zip((left, right), read, strict=True):
+                if ok or len(piece) >= MIN_PIECE:
+                    out.setdefault(piece, set()).add(s)
+    return {p: sorted(v) for p, v in sorted(out.items())}
+
+
+def stands_for(piece: str, word: str) -> bool:
+    """Whether a piece of a run-together schema word is the question word (lower case) or abbreviates it."""
+    if len(piece) >= MIN_PIECE and stem(piece) == stem(word):
+        return True
+    return abbreviates(piece, word)
 
 
 def _singular(word: str) -> str:

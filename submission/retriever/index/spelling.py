@@ -16,7 +16,7 @@ from dataclasses import dataclass, field, replace
 from functools import cached_property, lru_cache
 from pathlib import Path
 
-from .abbreviations import abbreviates, abbreviation_words, lookup_keys
+from .abbreviations import abbreviates, abbreviation_words, lookup_keys, run_together, stands_for
 from .text import stem
 from .text import stems as stems_of
 from .wordnet import lexicon_words
@@ -61,6 +61,7 @@ class Spelling:
     #: Stems of the real words one edit from a target: never corrected.
     words: frozenset[str] = field(default_factory=frozenset)
     abbreviations: Mapping[str, str] = field(default_factory=dict)
+    pieces: Mapping[str, Sequence[str]] = field(default_factory=dict)
     known: frozenset[str] = field(default_factory=frozenset)
     _fix: Callable[[str], str | None] = field(init=False, repr=False, compare=False)
     _expand: Callable[[str], tuple[str, ...]] = field(init=False, repr=False, compare=False)
@@ -81,9 +82,17 @@ class Spelling:
 
     @cached_property
     def _by_ends(self) -> dict[tuple[str, str], list[str]]:
-        out: dict[tuple[str, str], list[str]] = {}
-        for a in sorted(self.abbreviations):
-            out.setdefault((a[0], a[-1]), []).append(a)
+        return _by_ends(self.abbreviations)
+
+    @cached_property
+    def _pieces_by_ends(self) -> dict[tuple[str, str], list[str]]:
+        return _by_ends(self.pieces)
+
+    @cached_property
+    def _pieces_by_stem(self) -> dict[str, list[str]]:
+        out: dict[str, list[str]] = {}
+        for p in sorted(self.pieces):
+            out.setdefault(stem(p), []).append(p)
         return out
 
     def expansions(self, written: Sequence[str]) -> dict[str, list[str]]:
@@ -95,7 +104,11 @@ class Spelling:
             return ()
         exact, ends = lookup_keys(word)
         found = {a for a in exact if a in self.abbreviations}.union(self._by_ends.get(ends, ()))
-        return tuple(sorted({self.abbreviations[a] for a in found if abbreviates(a, word)}))
+        out = {self.abbreviations[a] for a in found if abbreviates(a, word)}
+        pieces = {p for p in exact if p in self.pieces}.union(self._pieces_by_ends.get(ends, ()),
+                                                             self._pieces_by_stem.get(stem(word), ()))
+        out.update(s for p in pieces if stands_for(p, word) for s in self.pieces[p])
+        return tuple(sorted(out))
 
     def fixes(self, written: Sequence[str]) -> dict[str, str]:
         """Misspelt word -> the schema word it stands for, over lower-case words as written: for those no
@@ -119,16 +132,19 @@ class Spelling:
 
     def as_json(self) -> dict[str, object]:
         return {"targets": dict(sorted(self.targets.items())), "stems": sorted(self.stems),
-                "words": sorted(self.words), "abbreviations": dict(sorted(self.abbreviations.items()))}
+                "words": sorted(self.words), "abbreviations": dict(sorted(self.abbreviations.items())),
+                "pieces": {p: list(v) for p, v in sorted(self.pieces.items())}}
 
     @classmethod
     def from_json(cls, data: Mapping[str, object]) -> Spelling:
         targets, stems, words = data.get("targets", {}), data.get("stems", []), data.get("words", [])
-        abbreviations = data.get("abbreviations", {})  # an index built before them abbreviates nothing
+        # An index built before abbreviations (or run-together words) were listed reads none.
+        abbreviations, pieces = data.get("abbreviations", {}), data.get("pieces", {})
         if not (isinstance(targets, Mapping) and isinstance(stems, list) and isinstance(words, list)
-                and isinstance(abbreviations, Mapping)):
-            raise ValueError("spelling.json does not hold targets, stems, words and abbreviations")
-        return cls(dict(targets), frozenset(stems), frozenset(words), dict(abbreviations))
+                and isinstance(abbreviations, Mapping) and isinstance(pieces, Mapping)):
+            raise ValueError("spelling.json does not hold targets, stems, words, abbreviations and pieces")
+        return cls(dict(targets), frozenset(stems), frozenset(words), dict(abbreviations),
+                   {p: list(v) for p, v in pieces.items()})
 
 
 def build_spelling(schema_words: Iterable[Sequence[str]], wordnet_root: Path | None) -> Spelling:
@@ -145,4 +161,12 @@ def build_spelling(schema_words: Iterable[Sequence[str]], wordnet_root: Path | N
     candidates = sorted({e for t in targets for e in edits(t)})
     near = {s for s in stems_of(candidates) if s in lexicon}
     near.update(e for s in set(targets.values()) for e in edits(s) if e in lexicon)
-    return Spelling(targets, stems, frozenset(near), abbreviation_words(names, real, lexicon))
+    short = abbreviation_words(names, real, lexicon)
+    return Spelling(targets, stems, frozenset(near), short, run_together(names, real, lexicon, short))
+
+
+def _by_ends(listed: Iterable[str]) -> dict[tuple[str, str], list[str]]:
+    out: dict[tuple[str, str], list[str]] = {}
+    for a in sorted(listed):
+        out.setdefault((a[0], a[-1]), []).append(a)
+    return out
