@@ -140,8 +140,9 @@ paraphrased: $(INDEX)/manifest.json
 
 # Robustness to the schema's writing: the catalog abbreviated and undocumented (`cust_nm`, scripts/abbreviate.py),
 # indexed, and the same questions scored on it against the catalog as written ($(INDEX)).
+# ABBREVIATE_ARGS="--run-together 0.5": half the names of several words also written as one (`custid`).
 abbreviated: $(INDEX)/manifest.json
-	$(PYTHON) scripts/abbreviate.py --catalog $(CATALOG) --labels $(LABELS) \
+	$(PYTHON) scripts/abbreviate.py --catalog $(CATALOG) --labels $(LABELS) $(ABBREVIATE_ARGS) \
 	  --out-catalog build/abbreviated/catalog.json --out-labels build/abbreviated/labels.jsonl
 	$(PYTHON) -m retriever build --corpus build/abbreviated/catalog.json --index-dir build/abbreviated/index
 	$(PYTHON) -m retriever eval --quiet --index-dir $(INDEX) --queries $(QUERIES) --labels $(LABELS)

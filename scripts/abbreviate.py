@@ -8,7 +8,12 @@ description replaced by the abbreviated name (no documentation), and the labels 
 table ids and column names, so that the same questions score the same plans. Database names are kept.
 A measuring tool, never part of the retriever.
 
+With `--run-together P`, a share P of the names of two words or more (a seeded draw per database and name)
+is written as one lower-case word (`cust_id` -> `custid`, `first_nm` -> `firstnm`), as legacy schemas do;
+the identifier splitting cannot take those apart.
+
 Usage: python scripts/abbreviate.py --catalog C --labels L --out-catalog C2 --out-labels L2 [--seed 7]
+       [--run-together P]
 """
 
 from __future__ import annotations
@@ -58,9 +63,11 @@ def abbreviate_word(word: str, db: str, seed: int) -> str:
     return low
 
 
-def abbreviate_name(name: str, db: str, seed: int) -> str:
+def abbreviate_name(name: str, db: str, seed: int, run_together: float = 0.0) -> str:
     parts = [p for p in re.split(r"[\s\-]+", split_identifier(name)) if p]
-    return "_".join(abbreviate_word(p, db, seed) for p in parts) or name
+    glue = "" if len(parts) > 1 and _draw(seed, db, "run-together", name) < run_together else "_"
+    out = glue.join(abbreviate_word(p, db, seed) for p in parts) or name
+    return out.lower() if not glue else out
 
 
 def _unique(names: list[str], new: list[str]) -> list[str]:
@@ -71,7 +78,8 @@ def _unique(names: list[str], new: list[str]) -> list[str]:
     return [n if seen[n.lower()] == 1 else old for old, n in zip(names, new, strict=True)]
 
 
-def abbreviate_catalog(catalog: dict, seed: int) -> tuple[dict, dict[str, str], dict[tuple[str, str], str]]:
+def abbreviate_catalog(catalog: dict, seed: int,
+                       run_together: float = 0.0) -> tuple[dict, dict[str, str], dict[tuple[str, str], str]]:
     """(new catalog, old table id -> new, (old table id, old column) -> new column)."""
     by_db: dict[str, list[dict]] = {}
     for t in catalog["tables"]:
@@ -80,12 +88,12 @@ def abbreviate_catalog(catalog: dict, seed: int) -> tuple[dict, dict[str, str], 
     col_map: dict[tuple[str, str], str] = {}
     tables = []
     for db, ts in sorted(by_db.items()):
-        new_names = _unique([t["name"] for t in ts], [abbreviate_name(t["name"], db, seed) for t in ts])
+        new_names = _unique([t["name"] for t in ts], [abbreviate_name(t["name"], db, seed, run_together) for t in ts])
         for t, tname in zip(ts, new_names, strict=True):
             tid = f"{db}.{tname}"
             table_map[t["table_id"]] = tid
             olds = [c["name"] for c in t["columns"]]
-            news = _unique(olds, [abbreviate_name(c, db, seed) for c in olds])
+            news = _unique(olds, [abbreviate_name(c, db, seed, run_together) for c in olds])
             cmap = dict(zip(olds, news, strict=True))
             col_map.update({(t["table_id"], o): n for o, n in cmap.items()})
             tables.append({
@@ -112,9 +120,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out-catalog", type=Path, required=True)
     ap.add_argument("--out-labels", type=Path, required=True)
     ap.add_argument("--seed", type=int, default=7)
+    ap.add_argument("--run-together", type=float, default=0.0, metavar="P",
+                    help="share of the names of several words written as one lower-case word (0 to 1)")
     a = ap.parse_args(argv)
+    if not 0.0 <= a.run_together <= 1.0:
+        ap.error(f"--run-together {a.run_together} is not a share between 0 and 1")
     catalog = json.loads(a.catalog.read_text())
-    new, table_map, col_map = abbreviate_catalog(catalog, a.seed)
+    new, table_map, col_map = abbreviate_catalog(catalog, a.seed, a.run_together)
     a.out_catalog.parent.mkdir(parents=True, exist_ok=True)
     a.out_catalog.write_text(json.dumps(new))
     changed = sum(1 for t in catalog["tables"] for c in t["columns"]

@@ -6,6 +6,7 @@ import json
 import sys
 from pathlib import Path
 
+import pytest
 from conftest import ROOT
 
 sys.path.insert(0, str(ROOT / "scripts"))
@@ -54,3 +55,24 @@ def test_the_copy_is_a_catalog_and_the_labels_follow_it(tmp_path: Path) -> None:
     plan = json.loads((tmp_path / "out.jsonl").read_text())["plans"][0]
     tables = {t.table_id for t in catalog.tables}
     assert set(plan["tables"]) <= tables and plan["joins"] == new["relationships"]
+
+
+def test_names_can_be_run_together_as_one_lower_case_word(tmp_path: Path) -> None:
+    assert abbreviate.abbreviate_name("CustomerName", "shop", 7, run_together=1.0) == "custnm"
+    assert abbreviate.abbreviate_name("quantity", "shop", 7, run_together=1.0) == "qty", "one word: nothing to join"
+    shares = [abbreviate.abbreviate_name(f"{w}_id", "shop", 7, run_together=0.5).endswith("_id")
+              for w in ("order", "item", "line", "ship", "bill", "tax", "note", "part", "role", "zone")]
+    assert 0 < sum(shares) < len(shares), "a seeded share of the names, not all or none"
+    (tmp_path / "catalog.json").write_text(json.dumps(CATALOG))
+    (tmp_path / "labels.jsonl").write_text(json.dumps({"query_id": "q1", "plans": [{
+        "tables": ["shop.orders", "shop.customer"], "joins": CATALOG["relationships"]}]}) + "\n")
+    args = ["--catalog", tmp_path / "catalog.json", "--labels", tmp_path / "labels.jsonl", "--run-together", "1",
+            "--out-catalog", tmp_path / "out.json", "--out-labels", tmp_path / "out.jsonl"]
+    assert abbreviate.main([str(a) for a in args]) == 0
+    new = json.loads((tmp_path / "out.json").read_text())
+    catalog = parse_catalog(new)
+    assert [c.name for c in catalog.tables[0].columns] == ["custid", "custnm"]
+    assert json.loads((tmp_path / "out.jsonl").read_text())["plans"][0]["joins"] == new["relationships"]
+    bad = [str(a) for a in args[:4]] + ["--run-together", "1.5"] + [str(a) for a in args[6:]]
+    with pytest.raises(SystemExit):
+        abbreviate.main(bad)
