@@ -204,8 +204,11 @@ def test_two_question_words_a_schema_name_runs_together_are_its_term(tmp_path: P
     care = ev.terms.index("careplan")
     assert ev.schema_hit[care].tolist() == [False, True]
     assert ev.name_match.tolist() == [1.0, 1.0]
-    off = channels.evidence(question, {}, 60, frozenset({"compounds"}))
+    off = channels.evidence(question, {}, 60, frozenset({"compounds", "abbreviations"}))
     assert "careplan" not in off.terms and off.name_match.tolist() == [1.0, 0.0]
+    # Without the pair, "care" and "plan" are each a piece of `careplans` (index/abbreviations.py).
+    pieces = channels.evidence(question, {}, 60, frozenset({"compounds"}))
+    assert "careplan" not in pieces.terms and pieces.name_match.tolist() == [1.0, 1.0]
     assert compounds("the patient care plan") == ["patientcar", "careplan"]
     assert compounds("the patient's care plan") == ["careplan"], "no pair across a possessive's 's'"
 
