@@ -279,3 +279,22 @@ def test_content_words_embedded_alone_route_to_the_database_whose_tables_they_po
     # Evidence made without word vectors reads zero.
     plain = _by_name(group_features(_hand_evidence(), GroupIndex.from_table_group(np.asarray([0, 0, 1]), 2)))
     assert plain["dense_words"].tolist() == [0.0, 0.0] and plain["words_fill"].tolist() == [0.0, 0.0]
+
+
+def test_group_reductions_equal_a_reduceat_over_the_tables_sorted_by_group() -> None:
+    """The per-row `maximum.at` and the hits-only path give what one reduceat over sorted tables gives."""
+    rng = np.random.default_rng(3)
+    table_group = rng.permutation(np.concatenate([np.arange(40), rng.integers(0, 40, 260)]))
+    gi = GroupIndex.from_table_group(table_group, 40)
+    order = np.argsort(table_group, kind="stable")
+
+    def reference(x: np.ndarray) -> np.ndarray:
+        return np.maximum.reduceat(x[..., order], gi.start, axis=-1)
+
+    scores = rng.normal(size=(7, 300)).astype(np.float32)
+    hits = rng.random((7, 300)) < 0.02
+    assert gi.reduce_max(scores).dtype == np.float32
+    np.testing.assert_array_equal(gi.reduce_max(scores), reference(scores))
+    np.testing.assert_array_equal(gi.reduce_max(scores[2]), reference(scores[2]))
+    np.testing.assert_array_equal(gi.any_hit(hits), reference(hits.astype(np.float32)))
+    assert gi.any_hit(hits).any() and gi.any_hit(hits[:0]).shape == (0, 40)

@@ -62,22 +62,37 @@ CONFIDENCE_FEATURES = ("bias", "expected", "group_top", "matched", "cov_best", "
 
 @dataclass(frozen=True)
 class GroupIndex:
-    """Tables sorted by group, so group reductions are one reduceat."""
+    """Each table's group, and the tables sorted by group (for reductions that need a group's tables in a row)."""
 
     perm: np.ndarray
     start: np.ndarray
     size: np.ndarray
+    group: np.ndarray
 
     @classmethod
     def from_table_group(cls, table_group: np.ndarray, n_groups: int) -> GroupIndex:
-        perm = np.argsort(table_group, kind="stable")
-        size = np.bincount(table_group, minlength=n_groups)
+        group = np.asarray(table_group, dtype=np.int64)
+        perm = np.argsort(group, kind="stable")
+        size = np.bincount(group, minlength=n_groups)
         start = np.concatenate([[0], np.cumsum(size)[:-1]]).astype(np.int64)
-        return cls(perm, start, size)
+        return cls(perm, start, size, group)
 
     def reduce_max(self, x: np.ndarray) -> np.ndarray:
-        """Max over each group's tables along the last axis (groups are never empty)."""
-        return np.maximum.reduceat(x[..., self.perm], self.start, axis=-1)
+        """Max over each group's tables along the last axis (groups are never empty). Row by row with
+        `maximum.at`: at 100k tables a reduceat over a permuted (terms, tables) copy took 1.5 ms a row."""
+        x = x if np.issubdtype(x.dtype, np.floating) else x.astype(np.float32)
+        rows = x.reshape(-1, x.shape[-1])
+        out = np.full((rows.shape[0], self.size.size), -np.inf, dtype=x.dtype)
+        for row, got in zip(rows, out, strict=True):
+            np.maximum.at(got, self.group, row)
+        return out.reshape(*x.shape[:-1], self.size.size)
+
+    def any_hit(self, hits: np.ndarray) -> np.ndarray:
+        """reduce_max of a (rows, tables) 0/1 matrix, as float32, from its few hits alone."""
+        out = np.zeros((hits.shape[0], self.size.size), dtype=np.float32)
+        r, t = np.nonzero(hits)
+        out[r, self.group[t]] = 1.0
+        return out
 
 
 def dense_channel(ev: Evidence) -> str | None:
@@ -123,8 +138,7 @@ def group_features(ev: Evidence, gi: GroupIndex) -> np.ndarray:
     # Whether some table of the group holds each term: in its schema, at all, in its name, through a related
     # word, as a name's kind; one reduction for the five.
     k = w.size
-    by_group = gi.reduce_max(np.concatenate([ev.schema_hit, hit_all, name_hit, ev.related(), ev.instances()])
-                             .astype(np.float32))
+    by_group = gi.any_hit(np.concatenate([ev.schema_hit, hit_all, name_hit, ev.related(), ev.instances()]))
     #: (terms, groups): the term is in some table of the group.
     held = by_group[k:2 * k]
     cov_schema = weigh(w, by_group[:k]) if k else np.zeros(gi.size.size)
