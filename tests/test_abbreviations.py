@@ -170,3 +170,10 @@ def test_a_question_finds_the_table_whose_columns_run_words_together(tmp_path: P
     assert ev.schema_hit[:, 0].sum() == 2 and not ev.schema_hit[:, 1].any()
     off = channels.evidence(question, {}, 60, frozenset({"abbreviations"}))
     assert off.schema_hit[:, 0].sum() < 2
+
+
+def test_a_split_read_on_both_sides_rules_out_the_others() -> None:
+    lexicon = frozenset({"key", "word", "name", "dna", "me"})
+    got = run_together(["keyword", "dname"], lexicon, frozenset(), {"ord": "ord"})
+    assert "ord" not in got and "keyw" not in got, "`key|word` reads whole: `keyw|ord` is no split"
+    assert got["key"] == got["word"] == ["keyword"] and got["name"] == ["dname"], "an initial and a word"

@@ -64,8 +64,9 @@ def run_together(schema_words: Iterable[str], lexicon: frozenset[str], lexicon_s
     splits in two wherever one side can be read: an English word (two letters or more) or a listed
     abbreviation. The other side is then a piece too where it has three letters or more (`cust|id`,
     `acct|bal`, `avail|qty`); one or two letters before a read side are an initial, no piece (`f|name`).
-    Every such split counts (`hire|date`, `hired|ate`): a piece stands only for the question words it
-    spells (`stands_for`), so a wrong split costs little."""
+    Where some split reads on both sides or is an initial and a read side, only those count (`key|word`,
+    `hire|date`, `hired|ate`, `d|name`; not `keyw|ord`); a piece stands only for the question words it
+    spells (`stands_for`)."""
 
     def readable(piece: str) -> bool:
         return len(piece) >= 2 and (piece in abbreviations or piece in lexicon or stem(piece) in lexicon_stems)
@@ -77,9 +78,11 @@ def run_together(schema_words: Iterable[str], lexicon: frozenset[str], lexicon_s
         s = stem(w)
         if w in lexicon or s in lexicon_stems:
             continue
-        for k in range(1, len(w) - 1):
-            left, right = w[:k], w[k:]
-            read = readable(left), readable(right)
+        splits = [(w[:k], w[k:], readable(w[:k]), readable(w[k:])) for k in range(1, len(w) - 1)]
+        # Where some split reads on both sides, or is an initial and a read side, only those count
+        # (`key|word`, not `keyw|ord`).
+        whole = [sp for sp in splits if sp[3] and (sp[2] or len(sp[0]) <= MAX_INITIAL)]
+        for left, right, *read in whole or splits:
             if not any(read):
                 continue
             for piece, ok in zip((left, right), read, strict=True):
