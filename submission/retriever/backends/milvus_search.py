@@ -157,15 +157,7 @@ class _EngineTerms:
     def term_scores(self, terms: Sequence[str], aliases: Mapping[str, Sequence[str]] | None = None) -> np.ndarray:
         """As `LexicalIndex.term_scores`: an alias's postings score at its term's idf (one engine call for all)."""
         out = np.zeros((len(terms), self.local.n_docs), dtype=np.float32)
-        wanted: list[tuple[int, int, float]] = []  # (row, vocabulary id, idf ratio)
-        for i, term in enumerate(terms):
-            if (j := self.local.vocab.get(term)) is not None:
-                wanted.append((i, j, 1.0))
-            alias = (aliases or {}).get(term)
-            if alias:
-                ratio = self.local.idf([term]) / self.local.idf(alias)
-                wanted += [(i, self.local.vocab[a], float(r)) for a, r in zip(alias, ratio, strict=True)
-                           if a in self.local.vocab]
+        wanted = self.local.postings(terms, aliases)
         if not wanted:
             return out
         hits = self.question.search(self.part, "bm25", [{j: 1.0} for _, j, _ in wanted])

@@ -39,24 +39,30 @@ class LexicalIndex:
         return cls(model, n_docs)
 
     def term_scores(self, terms: Sequence[str], aliases: Mapping[str, Sequence[str]] | None = None) -> np.ndarray:
-        """Per-term BM25 contributions; unknown terms give a zero row. A document holding one of a term's
-        `aliases` (an abbreviation of its word) scores as if it held the term: the alias's term frequency at
-        the term's idf, so a rare abbreviation weighs no more than the word it stands for, which counts once."""
+        """Per-term BM25 contributions; unknown terms give a zero row (see `postings` for the aliases)."""
         out = np.zeros((len(terms), self.n_docs), dtype=np.float32)
         data, indices, indptr = (self.model.scores[k] for k in ("data", "indices", "indptr"))
+        for i, j, ratio in self.postings(terms, aliases):
+            lo, hi = indptr[j], indptr[j + 1]
+            docs = indices[lo:hi]  # sparse: a catalog of 100k tables has half a million column documents
+            out[i, docs] = np.maximum(out[i, docs], data[lo:hi] * ratio)
+        return out
+
+    def postings(self, terms: Sequence[str],
+                 aliases: Mapping[str, Sequence[str]] | None = None) -> list[tuple[int, int, float]]:
+        """(term row, vocabulary id, weight) of every posting list a term's score reads, the row's score being
+        the maximum over its lists. A document holding one of a term's `aliases` (an abbreviation or run-together
+        form of its word) scores as if it held the term: the alias's term frequency at the term's idf, so a
+        rare alias weighs no more than the word it stands for, which counts once. One place for the local index
+        and a search engine's (which fetches the same lists)."""
+        out: list[tuple[int, int, float]] = []
         for i, term in enumerate(terms):
-            j = self.vocab.get(term)
-            if j is not None:
-                lo, hi = indptr[j], indptr[j + 1]
-                out[i, indices[lo:hi]] = data[lo:hi]
+            if (j := self.vocab.get(term)) is not None:
+                out.append((i, j, 1.0))
             alias = (aliases or {}).get(term)
-            if alias:  # sparse: a catalog of 100k tables has half a million column documents
+            if alias:
                 ratio = self.idf([term]) / self.idf(alias)
-                for a, r in zip(alias, ratio, strict=True):
-                    if (j := self.vocab.get(a)) is not None:
-                        lo, hi = indptr[j], indptr[j + 1]
-                        docs = indices[lo:hi]
-                        out[i, docs] = np.maximum(out[i, docs], data[lo:hi] * r)
+                out += [(i, self.vocab[a], float(r)) for a, r in zip(alias, ratio, strict=True) if a in self.vocab]
         return out
 
     def idf(self, terms: Sequence[str]) -> np.ndarray:

@@ -96,7 +96,8 @@ class Spelling:
         return out
 
     def expansions(self, written: Sequence[str]) -> dict[str, list[str]]:
-        """Question word (lower case, as written) -> the stems of the schema words that abbreviate it."""
+        """Question word (lower case, as written) -> the stems of the schema words that stand for it: its
+        abbreviations, and run-together words holding it as a piece (`custid` for "customer")."""
         return {w: list(hits) for w in written if (hits := self._expand(w))}
 
     def _expand_word(self, word: str) -> tuple[str, ...]:
