@@ -36,6 +36,9 @@ SYNSETS = {
     "teacher": (["teacher", "instructor"], [("+v", "teach")]),
     "founder": (["founder"], [("+v", "found")]),
     "finance": (["finance"], []),
+    # Agent nouns of verbs with more senses: "buyer" is no form of buy; "performer" shares perform's stem.
+    "buyer": (["buyer", "purchaser"], []),
+    "performer": (["performer"], []),
 }
 #: data.verb's synsets: key -> lemmas
 VERBS = {"teach": ["teach", "learn", "instruct"], "found": ["found", "establish"]}
@@ -44,7 +47,7 @@ SENSES = {"singer": ["singer", "singer2"], "vocalist": ["singer"], "musician": [
           "concert": ["concert"], "performance": ["performance"], "person": ["person"], "zip_code": ["zip_code"],
           "child": ["person"], "school": ["school"], "country": ["country"],
           "european_country": ["european_country"], "finland": ["finland"], "teacher": ["teacher"],
-          "founder": ["founder"], "finance": ["finance"]}
+          "founder": ["founder"], "finance": ["finance"], "buyer": ["buyer"], "performer": ["performer"]}
 
 
 def write_wordnet(root: Path) -> Path:
@@ -85,7 +88,9 @@ def write_wordnet(root: Path) -> Path:
     (root / "index.adj").write_text(header + "light a 3 0 3 0 00000001 00000002 00000003  \n", encoding="latin-1")
     (root / "index.verb").write_text(header + "find v 3 0 3 0 00000001 00000002 00000003  \n"
                                      "found v 1 0 1 0 00000004  \n"
-                                     "sing v 2 0 2 0 00000001 00000002  \n", encoding="latin-1")
+                                     "sing v 2 0 2 0 00000001 00000002  \n"
+                                     "buy v 3 0 3 0 00000001 00000002 00000003  \n"
+                                     "perform v 3 0 3 0 00000001 00000002 00000003  \n", encoding="latin-1")
     (root / "verb.exc").write_text("sang sing\ntaught teach\nfound find\n", encoding="latin-1")
     return root
 
@@ -116,6 +121,13 @@ def test_words_mostly_verbs_or_adjectives_are_no_nouns_here(wordnet: wordnet_db.
     assert wordnet.mostly_verb_or_adjective("sang")
     assert not wordnet.mostly_verb_or_adjective("singer")
     assert not wordnet.mostly_verb_or_adjective("vocalist")  # 'vocal' + 'ist' is no inflection
+
+
+def test_agent_nouns_are_nouns_unless_they_share_the_verbs_stem(wordnet: wordnet_db.WordNet) -> None:
+    # "-er" is a comparative only of adjectives: 'buyer' (1 sense) is no form of 'buy' (3 verb senses) ...
+    assert not wordnet.mostly_verb_or_adjective("buyer")
+    # ... but 'performer' stems to `perform`, the verb's own key, which questions saying "perform" hit.
+    assert wordnet.mostly_verb_or_adjective("performer")
 
 
 def test_crlf_copies_of_the_data_file_keep_their_offsets(tmp_path: Path) -> None:
@@ -242,6 +254,8 @@ def test_real_wordnet_relates_the_issue_examples() -> None:
     assert "stadium" in m["arena"]
     assert wn.mostly_verb_or_adjective("lighter") and wn.mostly_verb_or_adjective("happening")
     assert not wn.mostly_verb_or_adjective("model")
+    assert not wn.mostly_verb_or_adjective("writer") and wn.mostly_verb_or_adjective("performer")
+    assert "author" in thesaurus.related_words([["author"]], wn)["writer"]
     assert np.all([k == " ".join(k.split()) for k in m])
     d = thesaurus.derived_words([["actor"], ["director"], ["driver"], ["rental"]], wn)
     assert d["act"] == ["actor"] and d["direct"] == ["director"] and d["drove"] == ["driver"]

@@ -12,6 +12,8 @@ import importlib.util
 from collections.abc import Iterator
 from pathlib import Path
 
+from .text import stem
+
 #: Senses of a schema word whose synonyms count, whose broader terms (hypernyms) count, and whose narrower
 #: terms (hyponyms) count; a sense with more narrower terms than HYPONYM_CAP is a broad word ("person"), whose
 #: hyponyms would relate everything to it.
@@ -19,9 +21,12 @@ SYNONYM_SENSES = 3
 HYPERNYM_SENSES = 2
 HYPONYM_SENSES = 1
 HYPONYM_CAP = 30
-#: Verb and adjective endings: (suffix, what may replace it in the base form), as WordNet's morphy has them.
-_INFLECTIONS = (("s", ("",)), ("es", ("", "e")), ("ies", ("y",)), ("ed", ("", "e")), ("ied", ("y",)),
-                ("ing", ("", "e")), ("er", ("", "e")), ("est", ("", "e")), ("ier", ("y",)), ("iest", ("y",)))
+#: Verb endings and adjective endings: (suffix, what may replace it in the base form), as WordNet's morphy
+#: has them. Apart, since "-er" makes comparatives of adjectives ("lighter") but agent nouns of verbs
+#: ("writer", "buyer"), which are the nouns a user says.
+_VERB_INFLECTIONS = (("s", ("",)), ("es", ("", "e")), ("ies", ("y",)), ("ed", ("", "e")), ("ied", ("y",)),
+                     ("ing", ("", "e")))
+_ADJECTIVE_INFLECTIONS = (("er", ("", "e")), ("est", ("", "e")), ("ier", ("y",)), ("iest", ("y",)))
 #: Named instances ("Finland", "Chicago") of a schema word's first senses and of their narrower terms down to
 #: INSTANCE_DEPTH levels ("country" -> "European country" -> Finland); a word with more than INSTANCE_CAP of
 #: them ("person") is too broad to say anything.
@@ -55,11 +60,13 @@ class WordNet:
             self.exceptions.setdefault(form, base)
         #: Sense counts of verbs and adjectives, and their irregular forms: which words are mostly no nouns.
         self.other_senses: dict[str, int] = {}
+        self.senses_of: dict[str, dict[str, int]] = {"verb": {}, "adj": {}}
         self.other_exceptions: dict[str, str] = {}
         #: Verb -> its irregular forms ("teach" -> "taught"), which share no stem with it.
         self.verb_forms: dict[str, list[str]] = {}
         for pos in ("verb", "adj"):
             for p in _records(root / f"index.{pos}"):
+                self.senses_of[pos][p[0]] = int(p[2])
                 self.other_senses[p[0]] = max(self.other_senses.get(p[0], 0), int(p[2]))
             for form, base in _exceptions(root / f"{pos}.exc"):
                 self.other_exceptions.setdefault(form, base)
@@ -77,12 +84,21 @@ class WordNet:
 
     def mostly_verb_or_adjective(self, lemma: str) -> bool:
         """Whether a word is more often a verb or adjective than this noun ("lighter" of `light`, "happening"
-        of `happen`): the question means those senses, and the map holds noun relations only."""
-        bases = {lemma, self.other_exceptions.get(lemma, "")}
-        for suffix, cuts in _INFLECTIONS:
-            if lemma.endswith(suffix):
-                bases.update(lemma[:-len(suffix)] + add for add in cuts)
-        other = max((self.other_senses.get(b, 0) for b in bases if b), default=0)
+        of `happen`): the question means those senses, and the map holds noun relations only. An ending counts
+        the base's senses of its own part of speech: "-er" makes comparatives of adjectives, but agent nouns
+        of verbs ("writer", "buyer"), which are the nouns a user says. Where the word's stem is the base's
+        ("performer" and "perform" are both `perform`), every sense of the base counts: the key is the base's."""
+        other = self.other_senses.get(lemma, 0)
+        irregular = self.other_exceptions.get(lemma, "")
+        if irregular:
+            other = max(other, self.other_senses.get(irregular, 0))
+        for pos, endings in (("verb", _VERB_INFLECTIONS), ("adj", _ADJECTIVE_INFLECTIONS)):
+            for suffix, cuts in endings:
+                if not lemma.endswith(suffix):
+                    continue
+                for base in (lemma[:-len(suffix)] + add for add in cuts):
+                    same_key = stem(base) == stem(lemma)
+                    other = max(other, (self.other_senses if same_key else self.senses_of[pos]).get(base, 0))
         return other > len(self.senses.get(lemma, []))
 
     def mostly_another_verbs(self, form: str, verb: str) -> bool:
