@@ -8,7 +8,11 @@ from functools import lru_cache
 
 import Stemmer
 
-_CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])|(?<=[A-Za-z])(?=[0-9])|(?<=[0-9])(?=[A-Za-z])")
+#: Case and digit boundaries; an acronym's plural stays whole ("IDs", "URLs": not "I Ds").
+_CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])(?![A-Z]s\b)|(?<=[A-Za-z])(?=[0-9])"
+                    r"|(?<=[0-9])(?=[A-Za-z])")
+#: An ordinal's or a decade's ending ("3rd", "21st", "1990s"), which would be a term "rd" or "s" of its own.
+_NUMBER_ENDING = re.compile(r"(?<=[0-9])(?:st|nd|rd|th|s)(?![A-Za-z])", re.IGNORECASE)
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
 
 #: English function words plus the filler analysts type ("please", "ones"): out of every text.
@@ -60,7 +64,7 @@ def stems(many: list[str]) -> list[str]:
 
 def words(text: str) -> list[str]:
     """Lower-cased word tokens after identifier splitting, stop words kept."""
-    return [w.lower() for w in _WORD.findall(split_identifier(normalize(text)))]
+    return [w.lower() for w in _WORD.findall(split_identifier(_NUMBER_ENDING.sub("", normalize(text))))]
 
 
 def tokenize(text: str) -> list[str]:
