@@ -58,8 +58,8 @@ class WordNet:
         self.exceptions: dict[str, str] = {}
         for form, base in _exceptions(root / "noun.exc"):
             self.exceptions.setdefault(form, base)
-        #: Sense counts of verbs and adjectives, and their irregular forms: which words are mostly no nouns.
-        self.other_senses: dict[str, int] = {}
+        #: Sense counts of verbs and of adjectives ("verb", "adj" -> word -> senses), and their irregular
+        #: forms: which words are mostly no nouns.
         self.senses_of: dict[str, dict[str, int]] = {"verb": {}, "adj": {}}
         self.other_exceptions: dict[str, str] = {}
         #: Verb -> its irregular forms ("teach" -> "taught"), which share no stem with it.
@@ -67,7 +67,6 @@ class WordNet:
         for pos in ("verb", "adj"):
             for p in _records(root / f"index.{pos}"):
                 self.senses_of[pos][p[0]] = int(p[2])
-                self.other_senses[p[0]] = max(self.other_senses.get(p[0], 0), int(p[2]))
             for form, base in _exceptions(root / f"{pos}.exc"):
                 self.other_exceptions.setdefault(form, base)
                 if pos == "verb":
@@ -82,23 +81,27 @@ class WordNet:
         for lemmas, target in _pertainyms(root / "data.adj"):
             self.adjectives.setdefault(target, []).extend(lemmas)
 
+    def other_senses(self, word: str) -> int:
+        """The word's senses as a verb or as an adjective, whichever has more."""
+        return max(self.senses_of["verb"].get(word, 0), self.senses_of["adj"].get(word, 0))
+
     def mostly_verb_or_adjective(self, lemma: str) -> bool:
         """Whether a word is more often a verb or adjective than this noun ("lighter" of `light`, "happening"
         of `happen`): the question means those senses, and the map holds noun relations only. An ending counts
         the base's senses of its own part of speech: "-er" makes comparatives of adjectives, but agent nouns
         of verbs ("writer", "buyer"), which are the nouns a user says. Where the word's stem is the base's
         ("performer" and "perform" are both `perform`), every sense of the base counts: the key is the base's."""
-        other = self.other_senses.get(lemma, 0)
+        other = self.other_senses(lemma)
         irregular = self.other_exceptions.get(lemma, "")
         if irregular:
-            other = max(other, self.other_senses.get(irregular, 0))
+            other = max(other, self.other_senses(irregular))
         for pos, endings in (("verb", _VERB_INFLECTIONS), ("adj", _ADJECTIVE_INFLECTIONS)):
             for suffix, cuts in endings:
                 if not lemma.endswith(suffix):
                     continue
                 for base in (lemma[:-len(suffix)] + add for add in cuts):
                     same_key = stem(base) == stem(lemma)
-                    other = max(other, (self.other_senses if same_key else self.senses_of[pos]).get(base, 0))
+                    other = max(other, self.other_senses(base) if same_key else self.senses_of[pos].get(base, 0))
         return other > len(self.senses.get(lemma, []))
 
     def mostly_another_verbs(self, form: str, verb: str) -> bool:
@@ -106,7 +109,7 @@ class WordNet:
         past of find (16 senses) before it is the verb found (3); "rent" is the verb rent (4) before the past
         of rend (1)."""
         other = self.other_exceptions.get(form, verb)
-        return other != verb and self.other_senses.get(other, 0) > self.other_senses.get(verb, 0)
+        return other != verb and self.other_senses(other) > self.other_senses(verb)
 
     def synset(self, offset: int) -> tuple[list[str], list[tuple[str, int]]]:
         """(lemmas, noun pointers as (symbol, offset)) of the synset at this byte offset of data.noun."""
