@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -206,3 +207,47 @@ def test_eval_header_says_how_much_of_each_channel_the_build_kept(
     assert "channel coverage: dense:local partial (tables 34/34, columns 6/164, groups 8/8, 60s): build budget " \
            "of 55s spent" in out
     assert "eval: 3 questions" in out  # the 1st, 6th and 11th of 15
+
+
+class MeetingEmbedder(HashEmbedder):
+    """HashEmbedder whose first call waits for the other channels' first calls: it returns only if every
+    channel is embedding at the same time (one after another, the barrier breaks)."""
+
+    def __init__(self, barrier: threading.Barrier, name: str) -> None:
+        super().__init__(dim=16, name=name)
+        self.barrier, self.threads = barrier, set()
+
+    def _meet(self) -> None:
+        first = not self.threads
+        self.threads.add(threading.get_ident())
+        if first:
+            try:
+                self.barrier.wait()
+            except threading.BrokenBarrierError:
+                raise EmbeddingError("the other channels were not embedding meanwhile") from None
+
+    def embed(self, texts: Sequence[str], kind: Kind) -> np.ndarray:
+        self._meet()
+        return super().embed(texts, kind)
+
+    def embed_multi(self, texts: Sequence[str], kind: Kind) -> list[np.ndarray]:
+        self._meet()
+        return super().embed_multi(texts, kind)
+
+
+def test_the_channels_embed_at_the_same_time_and_come_back_in_their_order(tmp_path: Path) -> None:
+    """An API channel waits on the network while the local model computes: the build runs them at once."""
+    barrier = threading.Barrier(3, timeout=20)
+    dense = {"local": MeetingEmbedder(barrier, "a"), "jina": MeetingEmbedder(barrier, "b")}
+    multi = {"colbert": MeetingEmbedder(barrier, "c")}
+    manifest = build_index(small_catalog(), tmp_path / "index", dense=dense, multi=multi, log=lambda _m: None)
+    assert not barrier.broken
+    assert list(manifest["coverage"]) == ["dense:local", "dense:jina", "multi:colbert"]
+    assert all(c["status"] == "complete" for c in manifest["coverage"].values()), manifest["coverage"]
+    assert len({t for e in (*dense.values(), *multi.values()) for t in e.threads}) == 3
+    sequential = build_index(small_catalog(), tmp_path / "one", dense={"local": HashEmbedder(16, "a")},
+                             log=lambda _m: None)
+    index, one = load_index(tmp_path / "index"), load_index(tmp_path / "one")
+    for got, want in zip(index.dense["local"], one.dense["local"], strict=True):
+        assert np.array_equal(got, want)
+    assert sequential["channels"] == [c for c in manifest["channels"] if c != "dense:jina" and c != "multi:colbert"]

@@ -9,6 +9,7 @@ import shutil
 import sys
 import time
 from collections.abc import Callable, Mapping
+from concurrent.futures import ThreadPoolExecutor
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -95,8 +96,7 @@ def build_index(
         quality: dict[str, float] = {}
         vocabulary = catalog_vocabulary(catalog) if dense else []
         words: dict[str, int] = {}
-        covs = (_write_dense(tmp, docs, dense or {}, budgets, log, quality, vocabulary, words)
-                + _write_multi(tmp, docs, multi or {}, budgets, log))
+        covs = _write_channels(tmp, docs, dense or {}, multi or {}, budgets, log, quality, vocabulary, words)
         if any(words.values()):  # the rows of no channel's word vectors: no list to look them up in
             _write_json(tmp / VOCABULARY_FILE, vocabulary)
         channels += [c.channel for c in covs if c.usable]
@@ -163,46 +163,59 @@ def schema_details(catalog: Catalog) -> list[list[Any]]:
     return out
 
 
-def _write_dense(tmp: Path, docs: Documents, dense: Mapping[str, Embedder], budgets: Budgets,
+def _write_channels(tmp: Path, docs: Documents, dense: Mapping[str, Embedder],
+                    multi: Mapping[str, MultiVectorEmbedder], budgets: Budgets, log: Callable[[str], None],
+                    quality: dict[str, float], vocabulary: list[str], words: dict[str, int]) -> list[Coverage]:
+    """Every embedding channel's files, each channel on a thread of its own when there are several: the API's
+    channels wait on the network while the local model computes, so a build with a key takes about its
+    slowest channel's time instead of the sum of all three. Coverage comes back in channel order."""
+    jobs: list[Callable[[], Coverage]] = [
+        partial(_write_dense, tmp, docs, name, emb, budgets, log, quality, vocabulary, words)
+        for name, emb in dense.items()]
+    jobs += [partial(_write_multi, tmp, docs, name, memb, budgets, log) for name, memb in multi.items()]
+    if len(jobs) < 2:
+        return [job() for job in jobs]
+    with ThreadPoolExecutor(len(jobs), thread_name_prefix="build-channel") as pool:
+        running = [pool.submit(job) for job in jobs]
+        return [r.result() for r in running]
+
+
+def _write_dense(tmp: Path, docs: Documents, name: str, emb: Embedder, budgets: Budgets,
                  log: Callable[[str], None], quality: dict[str, float], vocabulary: list[str],
-                 words: dict[str, int]) -> list[Coverage]:
-    """Each dense channel's vectors (as far as its budget goes), into `quality` its probe score and into
+                 words: dict[str, int]) -> Coverage:
+    """A dense channel's vectors (as far as its budget goes), into `quality` its probe score and into
     `words` how many of the vocabulary's words it embedded."""
     texts = docs.table_texts + docs.column_texts + docs.group_texts
     order = priority_order(len(docs.table_texts), docs.column_table, len(docs.group_texts))
     sizes = {"tables": len(docs.table_texts), "columns": len(docs.column_texts), "groups": len(docs.group_texts)}
-    out = []
-    for name, emb in dense.items():
-        log(f"build: embedding {len(texts)} texts with {emb.name}")
-        channel = str(registry.dense(name).manifest)
-        started = budgets.clock()
-        step: Stepped[np.ndarray] = run_within(channel, texts, order, partial(emb.embed, kind="document"),
-                                               budgets.seconds.get(name), budgets, log)
-        done = step.done
-        cov = Coverage(channel, _parts(done, sizes), step.seconds, step.reason)
-        out.append(cov)
-        _log_coverage(cov, emb, log)
-        if not cov.usable:
-            continue
-        # Only embedded rows are stored (a 9%-embedded 100k catalog would otherwise carry 460 MB of zeros).
-        for part, (lo, hi) in zip(sizes, bounds(sizes), strict=True):
-            got = [r for r in step.rows[lo:hi] if r is not None]
-            vecs = np.stack(got) if got else np.zeros((0, emb.dim))
-            np.save(tmp / f"dense_{name}_{part}.npy", vecs.astype(np.float16))
-        if cov.status == "partial":
-            np.save(tmp / f"dense_{name}_done.npy", done)
-        tables = np.stack([r for r in step.rows[:sizes["tables"]] if r is not None])  # usable: all of them
-        probe = probe_sample(sizes["tables"])
-        try:  # an unmeasured channel ranks last among the dense channels, it is not dropped
-            asked = emb.embed([docs.table_labels[i] for i in probe], "query")
-            quality[name] = round(self_retrieval(asked, tables, probe), 4)
-        except EmbeddingError as e:
-            log(f"build: channel {channel} not probed: {e}")
-        budget = budgets.seconds.get(name)
-        left = None if budget is None else budget - (budgets.clock() - started)
-        if cov.status == "complete" and (left is None or left > 0):
-            words[name] = _write_words(tmp, name, emb, vocabulary, left, budgets, log)
-    return out
+    log(f"build: embedding {len(texts)} texts with {emb.name}")
+    channel = str(registry.dense(name).manifest)
+    started = budgets.clock()
+    step: Stepped[np.ndarray] = run_within(channel, texts, order, partial(emb.embed, kind="document"),
+                                           budgets.seconds.get(name), budgets, log)
+    cov = Coverage(channel, _parts(step.done, sizes), step.seconds, step.reason)
+    _log_coverage(cov, emb, log)
+    if not cov.usable:
+        return cov
+    # Only embedded rows are stored (a 9%-embedded 100k catalog would otherwise carry 460 MB of zeros).
+    for part, (lo, hi) in zip(sizes, bounds(sizes), strict=True):
+        got = [r for r in step.rows[lo:hi] if r is not None]
+        vecs = np.stack(got) if got else np.zeros((0, emb.dim))
+        np.save(tmp / f"dense_{name}_{part}.npy", vecs.astype(np.float16))
+    if cov.status == "partial":
+        np.save(tmp / f"dense_{name}_done.npy", step.done)
+    tables = np.stack([r for r in step.rows[:sizes["tables"]] if r is not None])  # usable: all of them
+    probe = probe_sample(sizes["tables"])
+    try:  # an unmeasured channel ranks last among the dense channels, it is not dropped
+        asked = emb.embed([docs.table_labels[i] for i in probe], "query")
+        quality[name] = round(self_retrieval(asked, tables, probe), 4)
+    except EmbeddingError as e:
+        log(f"build: channel {channel} not probed: {e}")
+    budget = budgets.seconds.get(name)
+    left = None if budget is None else budget - (budgets.clock() - started)
+    if cov.status == "complete" and (left is None or left > 0):
+        words[name] = _write_words(tmp, name, emb, vocabulary, left, budgets, log)
+    return cov
 
 
 def _write_words(tmp: Path, name: str, emb: Embedder, vocabulary: list[str], budget_s: float | None,
@@ -223,26 +236,22 @@ def _write_words(tmp: Path, name: str, emb: Embedder, vocabulary: list[str], bud
     return n
 
 
-def _write_multi(tmp: Path, docs: Documents, multi: Mapping[str, MultiVectorEmbedder], budgets: Budgets,
-                 log: Callable[[str], None]) -> list[Coverage]:
+def _write_multi(tmp: Path, docs: Documents, name: str, memb: MultiVectorEmbedder, budgets: Budgets,
+                 log: Callable[[str], None]) -> Coverage:
     texts = docs.table_texts
-    out = []
-    for name, memb in multi.items():
-        channel = str(registry.multi(name).manifest)
-        step = run_within(channel, texts, np.arange(len(texts)), partial(memb.embed_multi, kind="document"),
-                          budgets.seconds.get(name), budgets, log)
-        done = step.done
-        cov = Coverage(channel, _parts(done, {"tables": len(texts)}), step.seconds, step.reason)
-        out.append(cov)
-        _log_coverage(cov, memb, log)
-        if not cov.usable:  # only tables here: a partial late-interaction channel is never kept
-            continue
-        blank = np.zeros((1, memb.dim), dtype=np.float32)  # a table with no tokens scores 0
-        mats = [m if m is not None and m.shape[0] else blank for m in step.rows]
-        offsets = np.cumsum([0] + [m.shape[0] for m in mats]).astype(np.int64)
-        np.save(tmp / f"multi_{name}_vectors.npy", np.concatenate(mats).astype(np.float16))
-        np.save(tmp / f"multi_{name}_offsets.npy", offsets)
-    return out
+    channel = str(registry.multi(name).manifest)
+    step = run_within(channel, texts, np.arange(len(texts)), partial(memb.embed_multi, kind="document"),
+                      budgets.seconds.get(name), budgets, log)
+    cov = Coverage(channel, _parts(step.done, {"tables": len(texts)}), step.seconds, step.reason)
+    _log_coverage(cov, memb, log)
+    if not cov.usable:  # only tables here: a partial late-interaction channel is never kept
+        return cov
+    blank = np.zeros((1, memb.dim), dtype=np.float32)  # a table with no tokens scores 0
+    mats = [m if m is not None and m.shape[0] else blank for m in step.rows]
+    offsets = np.cumsum([0] + [m.shape[0] for m in mats]).astype(np.int64)
+    np.save(tmp / f"multi_{name}_vectors.npy", np.concatenate(mats).astype(np.float16))
+    np.save(tmp / f"multi_{name}_offsets.npy", offsets)
+    return cov
 
 
 def _parts(done: np.ndarray, sizes: Mapping[str, int]) -> dict[str, tuple[int, int]]:
