@@ -251,3 +251,42 @@ def test_the_channels_embed_at_the_same_time_and_come_back_in_their_order(tmp_pa
     for got, want in zip(index.dense["local"], one.dense["local"], strict=True):
         assert np.array_equal(got, want)
     assert sequential["channels"] == [c for c in manifest["channels"] if c != "dense:jina" and c != "multi:colbert"]
+
+
+class Broken(HashEmbedder):
+    """A channel with a bug (not an EmbeddingError): its first call raises once `started` is set."""
+
+    def __init__(self, started: threading.Event) -> None:
+        super().__init__(dim=16, name="broken")
+        self.started = started
+
+    def embed(self, texts: Sequence[str], kind: Kind) -> np.ndarray:
+        self.started.wait(20)
+        raise RuntimeError("a bug in one channel")
+
+
+class Slow(HashEmbedder):
+    """A channel that takes a while over each chunk after its first, and counts its calls."""
+
+    def __init__(self, started: threading.Event) -> None:
+        super().__init__(dim=16, name="slow")
+        self.started, self.calls = started, 0
+
+    def embed(self, texts: Sequence[str], kind: Kind) -> np.ndarray:
+        self.calls += 1
+        self.started.set()
+        if self.calls > 1:
+            threading.Event().wait(0.2)
+        return super().embed(texts, kind)
+
+
+def test_a_channel_that_fails_stops_the_others_and_leaves_no_index(tmp_path: Path) -> None:
+    """One channel's bug fails the build (the index is not swapped in); the other channels stop at their next
+    chunk instead of embedding to their end for an index that is thrown away."""
+    started = threading.Event()
+    slow = Slow(started)
+    with pytest.raises(RuntimeError, match="a bug in one channel"):
+        build_index(small_catalog(), tmp_path / "index", dense={"local": Broken(started), "jina": slow},
+                    log=lambda _m: None, budgets=Budgets(chunk=1))
+    assert not (tmp_path / "index").exists() and not list(tmp_path.glob(".index.building-*"))
+    assert 1 <= slow.calls < TABLES + COLUMNS + GROUPS, slow.calls  # not stopped: 26 texts, the probe, the vocabulary

@@ -7,6 +7,7 @@ import os
 import secrets
 import shutil
 import sys
+import threading
 import time
 from collections.abc import Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
@@ -169,20 +170,25 @@ def _write_channels(tmp: Path, docs: Documents, dense: Mapping[str, Embedder],
     """Every embedding channel's files, each channel on a thread of its own when there are several: the API's
     channels wait on the network while the local model computes, so a build with a key takes about its
     slowest channel's time instead of the sum of all three. Coverage comes back in channel order."""
+    stop = threading.Event()
     jobs: list[Callable[[], Coverage]] = [
-        partial(_write_dense, tmp, docs, name, emb, budgets, log, quality, vocabulary, words)
+        partial(_write_dense, tmp, docs, name, emb, budgets, log, quality, vocabulary, words, stop)
         for name, emb in dense.items()]
-    jobs += [partial(_write_multi, tmp, docs, name, memb, budgets, log) for name, memb in multi.items()]
+    jobs += [partial(_write_multi, tmp, docs, name, memb, budgets, log, stop) for name, memb in multi.items()]
     if len(jobs) < 2:
         return [job() for job in jobs]
     with ThreadPoolExecutor(len(jobs), thread_name_prefix="build-channel") as pool:
         running = [pool.submit(job) for job in jobs]
-        return [r.result() for r in running]
+        try:
+            return [r.result() for r in running]
+        except BaseException:  # a channel's bug or Ctrl-C: the others stop at their next chunk, not their end
+            stop.set()
+            raise
 
 
 def _write_dense(tmp: Path, docs: Documents, name: str, emb: Embedder, budgets: Budgets,
                  log: Callable[[str], None], quality: dict[str, float], vocabulary: list[str],
-                 words: dict[str, int]) -> Coverage:
+                 words: dict[str, int], stop: threading.Event) -> Coverage:
     """A dense channel's vectors (as far as its budget goes), into `quality` its probe score and into
     `words` how many of the vocabulary's words it embedded."""
     texts = docs.table_texts + docs.column_texts + docs.group_texts
@@ -192,7 +198,7 @@ def _write_dense(tmp: Path, docs: Documents, name: str, emb: Embedder, budgets: 
     channel = str(registry.dense(name).manifest)
     started = budgets.clock()
     step: Stepped[np.ndarray] = run_within(channel, texts, order, partial(emb.embed, kind="document"),
-                                           budgets.seconds.get(name), budgets, log)
+                                           budgets.seconds.get(name), budgets, log, stop)
     cov = Coverage(channel, _parts(step.done, sizes), step.seconds, step.reason)
     _log_coverage(cov, emb, log)
     if not cov.usable:
@@ -214,18 +220,18 @@ def _write_dense(tmp: Path, docs: Documents, name: str, emb: Embedder, budgets: 
     budget = budgets.seconds.get(name)
     left = None if budget is None else budget - (budgets.clock() - started)
     if cov.status == "complete" and (left is None or left > 0):
-        words[name] = _write_words(tmp, name, emb, vocabulary, left, budgets, log)
+        words[name] = _write_words(tmp, name, emb, vocabulary, left, budgets, log, stop)
     return cov
 
 
 def _write_words(tmp: Path, name: str, emb: Embedder, vocabulary: list[str], budget_s: float | None,
-                 budgets: Budgets, log: Callable[[str], None]) -> int:
+                 budgets: Budgets, log: Callable[[str], None], stop: threading.Event) -> int:
     """The vocabulary's vectors, each word embedded alone as a question's content words are, in what is
     left of the channel's budget: the rows kept are a prefix of the vocabulary (its most widespread words),
     and a word past them is embedded at query time as before."""
     label = f"{registry.dense(name).manifest} vocabulary"
     step = run_within(label, vocabulary, np.arange(len(vocabulary)), partial(emb.embed, kind="query"),
-                      budget_s, budgets, log)
+                      budget_s, budgets, log, stop)
     done = step.done
     n = len(done) if done.all() else int(np.argmin(done))
     if n:
@@ -237,11 +243,11 @@ def _write_words(tmp: Path, name: str, emb: Embedder, vocabulary: list[str], bud
 
 
 def _write_multi(tmp: Path, docs: Documents, name: str, memb: MultiVectorEmbedder, budgets: Budgets,
-                 log: Callable[[str], None]) -> Coverage:
+                 log: Callable[[str], None], stop: threading.Event) -> Coverage:
     texts = docs.table_texts
     channel = str(registry.multi(name).manifest)
     step = run_within(channel, texts, np.arange(len(texts)), partial(memb.embed_multi, kind="document"),
-                      budgets.seconds.get(name), budgets, log)
+                      budgets.seconds.get(name), budgets, log, stop)
     cov = Coverage(channel, _parts(step.done, {"tables": len(texts)}), step.seconds, step.reason)
     _log_coverage(cov, memb, log)
     if not cov.usable:  # only tables here: a partial late-interaction channel is never kept

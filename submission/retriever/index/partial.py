@@ -8,6 +8,7 @@ spent; rows not reached stay unembedded and are marked, so the channel is kept w
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -120,13 +121,18 @@ def run_within(
     budget_s: float | None,
     budgets: Budgets,
     log: Callable[[str], None],
+    stop: threading.Event | None = None,
 ) -> Stepped[_T]:
-    """Embed `texts` chunk by chunk in `order` until done, the budget is spent, or the backend fails."""
+    """Embed `texts` chunk by chunk in `order` until done, the budget is spent, the backend fails, or `stop`
+    is set (another channel of the build failed: this one's work would be thrown away)."""
     clock = budgets.clock
     t0 = clock()
     rows: list[_T | None] = [None] * len(texts)
     reason, done, warm, next_report = "", 0, None, t0 + PROGRESS_EVERY_S
     for start in range(0, len(order), budgets.chunk):
+        if stop is not None and stop.is_set():
+            reason = "the build stopped"
+            break
         now = clock()
         if budget_s is not None and now - t0 >= budget_s:
             reason = f"build budget of {budget_s:g}s spent"
