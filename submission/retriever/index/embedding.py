@@ -28,9 +28,9 @@ def with_channels(work: Callable[[], _T], tmp: Path, docs: Documents, dense: Map
                    quality: dict[str, float], vocabulary: list[str], words: dict[str, int]
                    ) -> tuple[list[Coverage], _T]:
     """Every embedding channel's files, each channel on a thread of its own, while `work` (the lexical side)
-    runs on this one: the API's channels wait on the network while the local model computes, and the local
-    model leaves some of its second core to the lexical side, so a build takes about its slowest part's
-    time instead of the sum of them all. Coverage comes back in channel order."""
+    runs on this one: the API's channels wait on the network while the local model and the lexical side
+    compute, so a build with a key takes about its slowest part's time instead of the sum of them all (offline
+    the local model takes both cores either way). Coverage comes back in channel order."""
     stop = threading.Event()
     jobs: list[Callable[[], Coverage]] = [
         partial(_write_dense, tmp, docs, name, emb, budgets, log, quality, vocabulary, words, stop)
