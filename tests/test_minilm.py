@@ -171,18 +171,19 @@ def test_find_model_dir_override(tmp_path: Path) -> None:
 
 @needs_model
 def test_a_build_over_budget_keeps_the_local_channel_with_what_it_embedded(tmp_path: Path) -> None:
-    """A catalog too big for the budget: the channel is kept with tables and groups whole, columns partial."""
-    ticks = iter(range(1_000))  # a clock that moves one second per reading: 4 chunks start before 5.5 s
+    """A catalog too big for the budget: the channel is kept with tables and groups whole, columns partial
+    (103 of 360: over the quarter a partial channel needs)."""
+    ticks = iter(range(1_000))  # a clock that moves one second per reading: 7 chunks start before 8.5 s
     logs: list[str] = []
     catalog = parse_catalog({"tables": [{"table_id": f"g.t{i}", "columns": ["alpha", "beta", "gamma"]}
                                         for i in range(120)]})
     manifest = build_index(catalog, tmp_path / "index", dense={"local": MiniLM()}, log=logs.append,
-                           budgets=Budgets({"local": 5.5}, clock=lambda: float(next(ticks)), chunk=32))
-    assert manifest["coverage"]["dense:local"]["parts"] == {"tables": [120, 120], "columns": [7, 360],
+                           budgets=Budgets({"local": 8.5}, clock=lambda: float(next(ticks)), chunk=32))
+    assert manifest["coverage"]["dense:local"]["parts"] == {"tables": [120, 120], "columns": [103, 360],
                                                             "groups": [1, 1]}
     index = load_index(tmp_path / "index")
-    assert "dense:local" in index.channels and int(index.dense_done["local"][1].sum()) == 7
-    assert any("dense:local partial" in m and "budget of 5.5s spent" in m for m in logs), logs
+    assert "dense:local" in index.channels and int(index.dense_done["local"][1].sum()) == 103
+    assert any("dense:local partial" in m and "budget of 8.5s spent" in m for m in logs), logs
 
 
 @needs_model

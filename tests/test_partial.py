@@ -96,8 +96,8 @@ def test_a_slow_start_does_not_cost_the_channel_when_the_real_total_fits(tmp_pat
 
 
 @pytest.mark.parametrize(("budget_s", "columns"), [
-    (25.0, 4),  # chunks start at 0, 10, 20 s: 12 texts = tables, groups, then 4 first columns
-    (35.0, 8),  # one more chunk: the 2 first columns left, then second ones
+    (35.0, 8),  # chunks start at 0, 10, 20, 30 s: 16 texts = tables, groups, then 8 columns: every table's
+    (45.0, 12),  # first column, then second ones
 ])
 def test_an_overrun_in_the_columns_keeps_the_channel_with_what_was_embedded(
     tmp_path: Path, budget_s: float, columns: int
@@ -129,9 +129,21 @@ def test_an_overrun_in_the_tables_leaves_the_channel_out_and_says_why(tmp_path: 
     assert any("left out of the index: tables or groups incomplete" in m for m in logs), logs
 
 
+def test_a_channel_with_under_a_quarter_of_its_columns_is_left_out(tmp_path: Path) -> None:
+    """Tables and groups whole but 4 of 18 columns: the median given to the rest shades most tables'
+    best-column score (a 100k catalog with 11% of its columns lost 0.69 -> 0.38), so the channel is left out."""
+    manifest, logs = build(tmp_path, TimedEmbedder(Clock(), [10.0]), budget_s=25.0)
+    cov = manifest["coverage"]["dense:local"]
+    assert cov["parts"] == {"tables": [TABLES, TABLES], "columns": [4, COLUMNS], "groups": [GROUPS, GROUPS]}
+    assert cov["status"] == "partial" and not cov["in_index"]
+    assert "dense:local" not in manifest["channels"] and not any(f.startswith("dense_") for f in manifest["files"])
+    assert any("under a quarter of the columns" in m for m in logs), logs
+    assert Coverage("dense:local", {"tables": (6, 6), "columns": (5, 18)}, 1.0).usable  # 28%
+
+
 def test_a_partial_channel_scores_unembedded_rows_at_the_median_and_still_answers(tmp_path: Path) -> None:
     clock = Clock()
-    build(tmp_path, TimedEmbedder(clock, [10.0]), budget_s=25.0)
+    build(tmp_path, TimedEmbedder(clock, [10.0]), budget_s=35.0)
     planner = Planner(load_index(tmp_path / "index"), default_models())
     question = "which keepers look after the animals in each cage"
     q = HashEmbedder(dim=16, name="timed").embed([question], "query")[0]
@@ -152,10 +164,10 @@ def test_a_partial_channel_scores_unembedded_rows_at_the_median_and_still_answer
 
 def test_a_backend_failure_midway_keeps_the_chunks_already_embedded(tmp_path: Path) -> None:
     clock = Clock()
-    manifest, _ = build(tmp_path, TimedEmbedder(clock, [1.0], fail_on=3), budget_s=100.0)
+    manifest, _ = build(tmp_path, TimedEmbedder(clock, [1.0], fail_on=4), budget_s=100.0)
     cov = manifest["coverage"]["dense:local"]
     assert cov["status"] == "partial" and cov["in_index"] and cov["reason"] == "backend went away"
-    assert cov["parts"]["columns"] == [4, COLUMNS] and "dense:local" in manifest["channels"]
+    assert cov["parts"]["columns"] == [8, COLUMNS] and "dense:local" in manifest["channels"]
 
 
 def test_a_backend_failing_at_once_leaves_the_channel_out_and_says_why(tmp_path: Path) -> None:
@@ -185,10 +197,10 @@ def test_fill_missing_and_coverage_round_trip() -> None:
     assert fill_missing(s, None) is s
     assert fill_missing(s, np.array([True, True, False, True])).tolist() == pytest.approx([0.1, 0.9, 0.5, 0.5])
     assert fill_missing(s[:0], np.zeros(3, dtype=bool)).tolist() == [0.0, 0.0, 0.0]
-    cov = Coverage("dense:local", {"tables": (6, 6), "columns": (2, 18)}, 12.34, "build budget of 10s spent")
+    cov = Coverage("dense:local", {"tables": (6, 6), "columns": (5, 18)}, 12.34, "build budget of 10s spent")
     assert Coverage.from_json("dense:local", cov.as_json()) == Coverage(
-        "dense:local", {"tables": (6, 6), "columns": (2, 18)}, 12.3, "build budget of 10s spent")
-    assert cov.describe() == "dense:local partial (tables 6/6, columns 2/18, 12s): build budget of 10s spent"
+        "dense:local", {"tables": (6, 6), "columns": (5, 18)}, 12.3, "build budget of 10s spent")
+    assert cov.describe() == "dense:local partial (tables 6/6, columns 5/18, 12s): build budget of 10s spent"
     with pytest.raises(ValueError, match="bad build budgets"):
         Budgets({"local": 0.0})
 
@@ -198,14 +210,14 @@ def test_eval_header_says_how_much_of_each_channel_the_build_kept(
 ) -> None:
     clock = Clock()
     build_index(load_catalog(MINI_CATALOG), tmp_path / "index", dense={"local": TimedEmbedder(clock, [10.0])},
-                log=lambda _m: None, budgets=Budgets({"local": 55.0}, clock=clock, chunk=8))
+                log=lambda _m: None, budgets=Budgets({"local": 105.0}, clock=clock, chunk=8))
     monkeypatch.setenv("RETRIEVER_LOCAL_MODEL", "0")
     monkeypatch.setenv("RETRIEVER_CACHE_DIR", str(tmp_path / "cache"))
     assert main(["eval", "--index-dir", str(tmp_path / "index"), "--queries", str(MINI_DIR / "queries.jsonl"),
                  "--labels", str(MINI_DIR / "labels.jsonl"), "--quiet", "--every", "5"]) == 0
     out = capsys.readouterr().out
-    assert "channel coverage: dense:local partial (tables 34/34, columns 6/164, groups 8/8, 60s): build budget " \
-           "of 55s spent" in out
+    assert "channel coverage: dense:local partial (tables 34/34, columns 46/164, groups 8/8, 110s): build " \
+           "budget of 105s spent" in out
     assert "eval: 3 questions" in out  # the 1st, 6th and 11th of 15
 
 
