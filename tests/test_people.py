@@ -34,6 +34,24 @@ def test_no_person_without_both_names_capitalised() -> None:
     assert People().spans("Which brand did Jayne Collins rate lowest?") == []  # without the census lists
 
 
+def test_names_the_census_misses_by_the_words_the_dictionary_lacks() -> None:
+    people = People(frozenset({"penelope", "grace"}), frozenset({"purdy", "close", "hall"}),
+                    frozenset({"award", "close", "hall", "wonder", "grace"}))
+    # A first name, then a word no dictionary has: "Guiness" is on no census list.
+    assert people.spans("Which film starring PENELOPE GUINESS costs most?") == ["PENELOPE GUINESS"]
+    # A word no dictionary has, then a last name that is no word either.
+    assert people.spans("Give the address of Ursola Purdy.") == ["Ursola Purdy."]
+    assert people.spans("Who won the Penelope Awards?") == []  # a plural of a word
+    assert people.spans("Did Penelope They win?") == []  # a function word WordNet does not list
+    assert people.spans("Is Ursola Close by?") == [] and people.spans("Who is Wonder Purdy?") == []
+    assert people.spans("Which hall is Grace Hall?") == ["Grace Hall"]  # both census lists: as before
+    assert people.spans("Did Penelope ID it?") == []  # an acronym is not written as a name
+    assert people.spans("What's Purdy's rate?") == []  # a contraction is no first name
+    assert people.spans("Where does Grace W Hall live?") == ["Grace W Hall"]  # an initial without its period
+    # Without the dictionary only both census lists name a person.
+    assert replace(people, words=frozenset()).spans("Which film starring PENELOPE GUINESS?") == []
+
+
 def test_person_terms_mark_the_name_stems() -> None:
     got = person_terms("Which brand did Jayne Collins rate?", ["brand", "jayn", "collin", "rate"], PEOPLE)
     assert got.tolist() == [False, True, True, False]
