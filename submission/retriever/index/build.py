@@ -147,7 +147,7 @@ def _write_lexical_side(tmp: Path, catalog: Catalog, docs: Documents, log: Calla
     wn_root = wordnet.wordnet_dir()
     nouns = wordnet.WordNet(wn_root) if wn_root is not None else None  # read once: 0.4 s
     related, instances, derived = thesaurus.build_maps(catalog, nouns)
-    people = People.from_dir(names_dir(), wordnet.lexicon_words(wn_root) if wn_root is not None else ())
+    people = People.from_dir(names_dir(), wordnet.lexicon(wn_root) if wn_root is not None else ())
     _write_json(tmp / PEOPLE_FILE, people.as_json())
     np.save(tmp / PERSON_TABLES_FILE, person_tables(catalog, nouns))
     if not people.first:

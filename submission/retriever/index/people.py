@@ -28,7 +28,7 @@ import numpy as np
 
 from .catalog import Catalog
 from .text import STOPWORDS, split_identifier, tokenize
-from .wordnet import WordNet
+from .wordnet import WordNet, singulars
 
 PEOPLE_FILE = "person_names.json"
 PERSON_TABLES_FILE = "person_tables.npy"
@@ -109,9 +109,7 @@ class People:
     def _is_word(self, word: str) -> bool:
         """A word of the dictionary, as written or as a regular plural ("awards"), or a function word (WordNet
         has no "they", "the", "if")."""
-        bases = (word, word[:-1] if word.endswith("s") else "", word[:-2] if word.endswith("es") else "",
-                 word[:-3] + "y" if word.endswith("ies") else "")
-        return word in STOPWORDS or any(b in self.words for b in bases if b)
+        return word in STOPWORDS or any(b in self.words for b in (word, *singulars(word)))
 
 
 def _written_as_name(word: str) -> bool:

@@ -16,10 +16,10 @@ from dataclasses import dataclass, field, replace
 from functools import cached_property, lru_cache
 from pathlib import Path
 
+from . import wordnet
 from .abbreviations import abbreviates, abbreviation_words, lookup_keys, run_together, stands_for
 from .text import stem
 from .text import stems as stems_of
-from .wordnet import lexicon_words
 
 SPELLING_FILE = "spelling.json"
 #: Shorter words are too close to too many others ("cound": count, round, sound) to guess.
@@ -155,7 +155,7 @@ def build_spelling(schema_words: Iterable[Sequence[str]], wordnet_root: Path | N
     names = {w for name in schema_words for w in name if w.isalpha()}
     targets = {f: stem(w) for w in sorted(names) for f in forms(w) if len(f) >= MIN_LENGTH}
     stems = frozenset(s for s in targets.values() if len(s) >= MIN_LENGTH)
-    real = frozenset(lexicon_words(wordnet_root))
+    real = wordnet.lexicon(wordnet_root)
     lexicon = frozenset(stem(w) for w in real)
     # A word one edit from a schema word whose stem is a real word's ("holds" next to `helds`, "counties"
     # next to `countries`), or a stem one edit from a schema stem that is ("counti" next to `countri`).

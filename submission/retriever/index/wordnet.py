@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import importlib.util
 from collections.abc import Iterator
+from functools import cache
 from pathlib import Path
 
 from .text import stem
@@ -121,8 +122,7 @@ class WordNet:
 
     def lemma(self, word: str) -> str | None:
         """The noun lemma of a (possibly plural) word, or None when WordNet has no such noun."""
-        for cand in (word, self.exceptions.get(word, ""), word[:-3] + "y" if word.endswith("ies") else "",
-                     word[:-2] if word.endswith("es") else "", word[:-1] if word.endswith("s") else ""):
+        for cand in (word, self.exceptions.get(word, ""), *singulars(word)):
             if cand and cand in self.senses:
                 return cand
         return None
@@ -241,9 +241,23 @@ def _exceptions(path: Path) -> list[tuple[str, str]]:
     return [(p[0], p[1]) for p in _records(path) if len(p) >= 2]
 
 
-def lexicon_words(root: Path) -> Iterator[str]:
+def singulars(word: str) -> tuple[str, ...]:
+    """The singulars a regular plural could have: "cities" -> city, "boxes" -> box, "awards" -> award."""
+    cands = (word[:-3] + "y" if word.endswith("ies") else "", word[:-2] if word.endswith("es") else "",
+             word[:-1] if word.endswith("s") else "")
+    return tuple(c for c in cands if c)
+
+
+@cache
+def lexicon(root: Path) -> frozenset[str]:
+    """WordNet's words as a set (`_lexicon_words`), read once per process: the spelling and the people both
+    ask for it."""
+    return frozenset(_lexicon_words(root))
+
+
+def _lexicon_words(root: Path) -> Iterator[str]:
     """Every one-word lemma of WordNet's index files (all parts of speech) and every irregular form of its
-    exception lists, lower-cased: what counts as a real word (index/spelling.py)."""
+    exception lists, lower-cased: what counts as a real word (index/spelling.py, index/people.py)."""
     for pos in ("noun", "verb", "adj", "adv"):
         lemmas = (p[0] for p in _records(root / f"index.{pos}"))
         irregular = (w for pair in _exceptions(root / f"{pos}.exc") for w in pair)
