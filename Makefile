@@ -19,7 +19,7 @@ LABELS    ?= $(SPIDER)/$(SPLIT)/labels.jsonl
 INDEX     ?= build/index
 FORMAT    ?= text
 
-.PHONY: install install-milvus run query test lint eval fit fit-data cv reworded paraphrased abbreviated fake-api bench warm-cache replay bundle test-bundle test-robust bench-scale bench-scale-1m verify clean
+.PHONY: install install-milvus run query test lint eval fit fit-data cv reworded paraphrased wrapped abbreviated fake-api bench warm-cache replay bundle test-bundle test-robust bench-scale bench-scale-1m verify clean
 
 $(VENV)/.installed: requirements.txt requirements-dev.txt submission/requirements.txt submission/requirements-nodeps.txt
 	$(PY) -m venv $(VENV)
@@ -136,6 +136,20 @@ paraphrased: $(INDEX)/manifest.json
 	@for style in $(PARAPHRASE_STYLES); do \
 	  echo "== Spider dev in the users' words ($$style)"; \
 	  $(call score_pair,scripts/paraphrases/spider_dev_$$style.jsonl,build/paraphrased-orig.jsonl) || exit 1; \
+	done
+
+# Spider dev wrapped the way users type to a SQL assistant ("Write a SQL query to answer this question: ...",
+# scripts/wrap.py), scored beside the same questions as written: the wrappings query/request.py was written
+# against (design) and ones written apart from it (heldout).
+WRAPPINGS ?= design heldout
+wrapped: $(INDEX)/manifest.json
+	@$(PYTHON) -m retriever eval --quiet --index-dir $(INDEX) --queries $(QUERIES) --labels $(LABELS)
+	@for w in $(WRAPPINGS); do \
+	  echo "== Spider dev wrapped ($$w)"; \
+	  $(PYTHON) scripts/wrap.py --wrappings scripts/wrappings/$$w.json --queries $(QUERIES) \
+	    --out build/wrapped-$$w.jsonl && \
+	  $(PYTHON) -m retriever eval --quiet --index-dir $(INDEX) --queries build/wrapped-$$w.jsonl \
+	    --labels $(LABELS) || exit 1; \
 	done
 
 # Robustness to the schema's writing: the catalog abbreviated and undocumented (`cust_nm`, scripts/abbreviate.py),

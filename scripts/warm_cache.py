@@ -20,6 +20,7 @@ from retriever.errors import RetrieverError  # noqa: E402
 from retriever.index.catalog import load_catalog  # noqa: E402
 from retriever.index.documents import build_documents  # noqa: E402
 from retriever.index.partial import CHUNK  # noqa: E402
+from retriever.query.request import core  # noqa: E402
 from retriever.runtime import build_embedders  # noqa: E402
 
 
@@ -35,7 +36,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         settings = Settings.from_env(os.environ)
         docs = build_documents(load_catalog(args.catalog))
-        questions = [q["question"] for q in read_jsonl(args.queries)] if args.queries else []
+        # As the server embeds them: without a request's wrapping (query/request.py).
+        questions = [core(q["question"]) for q in read_jsonl(args.queries)] if args.queries else []
         dense, multi = build_embedders(settings)
         dense = {n: e for n, e in dense.items() if hasattr(e, "hits")}  # the local model is never cached
         if not settings.jina_api_key:

@@ -1,0 +1,52 @@
+"""A request's wrapping around a question ("Write a SQL query to answer this question: ...") is not read."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from retriever import Retriever
+from retriever.config import Settings
+from retriever.query.request import core
+
+QUESTION = "Show names for all aircrafts of which John Williams has certificates."
+
+
+@pytest.mark.parametrize(("asked", "meant"), [
+    ("Write a SQL query to answer this question: How many singers do we have?", "How many singers do we have?"),
+    ("In the database, how many singers are there?", "how many singers are there?"),
+    ("Write a SQL query to find the names of singers older than 30.", "the names of singers older than 30."),
+    ("Hi! I have a question about our data. How many singers? Thanks a lot for your help!", "How many singers?"),
+    ("How many singers are there? Please answer with a SQL query.", "How many singers are there?"),
+    ("Given the database schema, write a query for: What is the average age?", "What is the average age?"),
+    ("Can you help me with this query? Which pets are owned by students?", "Which pets are owned by students?"),
+    ("Using the tables in our database, list the pets, using SQLite", "list the pets"),
+])
+def test_a_wrapping_is_cut(asked: str, meant: str) -> None:
+    assert core(asked) == meant
+
+
+@pytest.mark.parametrize("asked", [
+    "Which singers are in the database?",  # the question's own words, not a wrapping around it
+    "What is the question with the most answers for user 5?",  # no clause boundary to cut at
+    "Thanks to the donors, how many schools were built?",  # a content word before the comma
+    "Hello Kitty products sold in 2020?",
+    "Which database has the most tables?",  # nothing of its own would be left
+    "Question: ",
+    "",
+    "List the names of the singers, sorted by age.",  # a boundary, but no framing word
+    "How many students are there? And what are their names?",
+])
+def test_a_question_as_written_is_left_as_it_is(asked: str) -> None:
+    assert core(asked) == asked
+
+
+def test_the_wrapped_question_gets_the_same_answer(mini_index_dir: Path) -> None:
+    r = Retriever.open(mini_index_dir, Settings(local_model=False))
+    plain = r.search(QUESTION)
+    for wrapped in (f"Write a SQL query to answer this question: {QUESTION}",
+                    f"Hi! I need help with our database. {QUESTION} Thanks!"):
+        got = r.search(wrapped)
+        assert (got.table_ids, got.joins, got.confidence) == (plain.table_ids, plain.joins, plain.confidence)
+        assert got.question == wrapped  # the answer reports what was asked
