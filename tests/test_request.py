@@ -22,6 +22,8 @@ QUESTION = "Show names for all aircrafts of which John Williams has certificates
     ("Given the database schema, write a query for: What is the average age?", "What is the average age?"),
     ("Can you help me with this query? Which pets are owned by students?", "Which pets are owned by students?"),
     ("Using the tables in our database, list the pets, using SQLite", "list the pets"),
+    ("Please help: How many pets? (use joins where needed)", "How many pets?"),
+    ("T-SQL please: How many pets? Output the SQL only, no explanation.", "How many pets?"),
 ])
 def test_a_wrapping_is_cut(asked: str, meant: str) -> None:
     assert core(asked) == meant
@@ -37,6 +39,8 @@ def test_a_wrapping_is_cut(asked: str, meant: str) -> None:
     "",
     "List the names of the singers, sorted by age.",  # a boundary, but no framing word
     "How many students are there? And what are their names?",
+    "What are the records, sorted by date?",  # what follows the comma does not start a question
+    "Show the tables, sorted by name.",
 ])
 def test_a_question_as_written_is_left_as_it_is(asked: str) -> None:
     assert core(asked) == asked
