@@ -141,7 +141,7 @@ paraphrased: $(INDEX)/manifest.json
 # Spider dev wrapped the way users type to a SQL assistant ("Write a SQL query to answer this question: ...",
 # scripts/wrap.py), scored beside the same questions as written: the wrappings query/request.py was written
 # against (design) and ones written apart from it (heldout).
-WRAPPINGS ?= design heldout
+WRAPPINGS ?= design heldout independent_a independent_b
 wrapped: $(INDEX)/manifest.json
 	@$(PYTHON) -m retriever eval --quiet --index-dir $(INDEX) --queries $(QUERIES) --labels $(LABELS)
 	@for w in $(WRAPPINGS); do \
