@@ -140,8 +140,10 @@ paraphrased: $(INDEX)/manifest.json
 
 # Spider dev wrapped the way users type to a SQL assistant ("Write a SQL query to answer this question: ...",
 # scripts/wrap.py), scored beside the same questions as written: the wrappings query/request.py was written
-# against (design) and ones written apart from it (heldout).
-WRAPPINGS ?= design heldout independent_a independent_b
+# against (design), ones written after it and then read to widen it (heldout), two lists written by others
+# who never saw it, read after measuring to write its sentence pass (independent_a, independent_b), and one
+# written by another who never saw it, measured before it was read (independent_c).
+WRAPPINGS ?= design heldout independent_a independent_b independent_c
 wrapped: $(INDEX)/manifest.json
 	@$(PYTHON) -m retriever eval --quiet --index-dir $(INDEX) --queries $(QUERIES) --labels $(LABELS)
 	@for w in $(WRAPPINGS); do \

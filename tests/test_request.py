@@ -24,6 +24,21 @@ QUESTION = "Show names for all aircrafts of which John Williams has certificates
     ("Using the tables in our database, list the pets, using SQLite", "list the pets"),
     ("Please help: How many pets? (use joins where needed)", "How many pets?"),
     ("T-SQL please: How many pets? Output the SQL only, no explanation.", "How many pets?"),
+    # Sentences about the request rather than the data, around a question with more words of its own.
+    ("I'm working on a report. What are the names of singers older than 30?",
+     "What are the names of singers older than 30?"),
+    ("Good morning. Which pets are owned by students older than 20?",
+     "Which pets are owned by students older than 20?"),
+    ("What are the names of singers older than 30? Assume PostgreSQL syntax.",
+     "What are the names of singers older than 30?"),
+    ("Could you help me with a MySQL query? List the names of singers older than 30. Keep it simple.",
+     "List the names of singers older than 30. Keep it simple."),
+    ("User request: Which pets are owned by students older than 20?",
+     "Which pets are owned by students older than 20?"),
+    ('Translate this into SQL: "Which pets are owned by students older than 20?"',
+     "Which pets are owned by students older than 20?"),
+    ("Which pets are owned by students older than 20? (T-SQL for SQL Server, please)",
+     "Which pets are owned by students older than 20?"),
 ])
 def test_a_wrapping_is_cut(asked: str, meant: str) -> None:
     assert core(asked) == meant
@@ -41,6 +56,15 @@ def test_a_wrapping_is_cut(asked: str, meant: str) -> None:
     "How many students are there? And what are their names?",
     "What are the records, sorted by date?",  # what follows the comma does not start a question
     "Show the tables, sorted by name.",
+    # Sentences of the question itself, though one names a framing word or a person or nothing of its own.
+    "Which database administrators earn the most? List them.",
+    "Which musicians have put out 3 or more records? Give their names and identifiers, sorted alphabetically.",
+    "Who is the sales representative of the customer? Include the full name of employee and his supervisor.",
+    "Which customer has the most reviews? Give its code.",
+    "Which U.S. states have two or more congressmen?",
+    "How many pupils would the Fit Firsties! campaign help?",
+    "What is the rule number 7-38-030, 010 (A), 005 (A).",
+    "Which singers? I need them for the weekly report.",  # the question has no more words of its own
 ])
 def test_a_question_as_written_is_left_as_it_is(asked: str) -> None:
     assert core(asked) == asked

@@ -3,10 +3,13 @@
 Users paste what they would write to a text-to-SQL tool: "Write a SQL query to answer this question: ...",
 "In the database, ...", "... Thanks!". Those words name no table, yet they count as terms ("query",
 "database"), move the question's embedding and read as a name ("SQL"): on Spider dev the first wrapping
-alone cost 8 points. A wrapping is cut only at a clause boundary (or after "to find" and its like), only
-where it is made of function, command and framing words with at least one word a request uses (a leading
-one only before a word a question starts with), and only where the question keeps words of its own; none
-of the benchmarks' questions as written is changed (one of BIRD's 9,428: "In the database, how many ...").
+alone cost 8 points. Two kinds of cut remove them. A leading or trailing wrapping is cut only at a clause
+boundary (or after "to find" and its like), only where it is made of function, command and framing words
+with at least one word a request uses (a leading one only before a word a question starts with), and only
+where the question keeps words of its own. Whole sentences about the request rather than the data ("I'm
+working on a report.", "Assume PostgreSQL syntax.", "Could you give me the SQL?") go where a sentence that
+is not holds more words of its own. None of the benchmarks' questions as written is changed (one of BIRD's
+9,428: "In the database, how many ..."), nor any of their reworded and paraphrased copies.
 """
 
 from __future__ import annotations
@@ -15,51 +18,135 @@ import re
 
 from ..index.text import COMMANDS, STOPWORDS, normalize
 
-#: Words only a request around a question uses: one of them must be in what is cut.
-FRAMING = frozenset(
+#: Words only a request around a question uses, even in a sentence of its own ("Assume PostgreSQL syntax.").
+REQUESTING = frozenset(
     """sql sqlite mysql postgres postgresql tsql query queries database databases db schema schemas dataset
-    datasets records tables question request task help thanks thank thx appreciated hi hello hey dear assistant
-    joins asked""".split()
+    datasets thanks thank thx appreciated hi hello hey dear assistant""".split()
 )
+#: Words a request around a question uses: one of them must be in a clause that is cut.
+FRAMING = REQUESTING | frozenset("records tables question request task help joins asked".split())
 #: Words a request's wrapping is made of besides function and command words.
 WRAPPING = frozenset(
-    """write generate create produce build compose translate convert turn answer answers respond reply help lot
-    much know like want need needed wondering wonder curious ask asking appreciate advance following below use
-    using based given according looking data information info table tables statement statements select standard
-    single join code explanation comments text t task request note good morning afternoon evening quick simple
-    output result results plain english correct proper ok okay sure team everyone folks look check run execute
-    let lets could would will shall might retrieve fetch i'm i'd i've we're let's here's it's that's manager
-    boss colleague""".split()
+    """write generate create produce build compose translate convert turn answer answers respond reply lot much
+    know like want need needed wondering wonder curious ask asking appreciate advance following below use using
+    based given according looking data information info table statement statements select standard single join code
+    explanation comments text t note good morning afternoon evening quick simple output result results plain
+    english correct proper ok okay sure team everyone folks look check run execute let lets could would will shall
+    might i'm i'd i've we're let's here's it's that's manager boss colleague""".split()
 )
 #: How a question starts: a leading wrapping is cut only before one, so a clause of the question itself
 #: ("What are the records, sorted by date?") is never taken for one.
-_STARTS = STOPWORDS - {"a", "an", "the", "this", "that", "these", "those"} | COMMANDS | {"name", "among", "list"}
+_STARTS = STOPWORDS - {"a", "an", "the", "this", "that", "these", "those"} | COMMANDS | {"name", "among"}
 _COMMANDING = COMMANDS | {w + "s" for w in COMMANDS} | {"retrieve", "fetch", "retrieves", "fetches"}
-_ALLOWED = STOPWORDS | FRAMING | WRAPPING | _COMMANDING
 #: Marks a clause ends at: a wrapping is cut after one (leading) or before what follows one (trailing).
 _BOUNDARY = frozenset(":,.!?;-()\u2013\u2014")
+_ALLOWED = STOPWORDS | FRAMING | WRAPPING | _COMMANDING | _BOUNDARY
+#: Marks a sentence (or a label: "Q:", "Input:") ends at.
+_ENDS = frozenset(".!?:")
+#: Words a user speaks of themselves or the assistant with: a sentence holding one that does not ask is
+#: about the request ("I'm new to SQL.", "My manager wants a number.").
+_PERSONS = frozenset("i i'm i'd i've i'll me my myself we we're we've our us you you're your".split())
+#: How a sentence that asks starts, after a word of _LEADING ("Please list", "So how many").
+_QUESTION_STARTS = frozenset(
+    """what which who whom whose when where why how is are was were do does did can could would will should has
+    have had among name order sort include rank group state""".split()) | _COMMANDING
+_LEADING = frozenset("please so ok okay and now then also just kindly".split())
 _TOKEN = re.compile(r"[^\W_]+(?:['\u2019][^\W_]+)?|[^\w\s]")
 
 
 def core(question: str) -> str:
-    """The question without a leading and a trailing wrapping (see the module's docstring)."""
+    """The question without a leading and a trailing wrapping and without its sentences about the request
+    (see the module's docstring). The clauses go first, so a sentence that asks is judged without its
+    wrapping ("Using the tables in our database, who ...?"), and again after, for what the sentences hid."""
     text = normalize(question)
-    toks = [(m.start(), m.end(), m.group(0).lower()) for m in _TOKEN.finditer(text)]
+    cut = _clauses(_asking(_clauses(text)))
+    return question if cut == text else cut
+
+
+def _clauses(text: str) -> str:
+    toks = _tokens(text)
     start = _lead_end(toks)
     end = _tail_start(toks, start)
     if start == 0 and end == len(toks):
-        return question
+        return text
     begin = toks[start][0] if start < len(toks) else len(text)
     stop = toks[end - 1][1] if end > start else begin
-    return text[begin:stop].strip() or question
+    return text[begin:stop].strip() or text
 
 
-def _allowed(word: str) -> bool:
-    return word in _ALLOWED or word in _BOUNDARY
+def _tokens(text: str) -> list[tuple[int, int, str]]:
+    return [(m.start(), m.end(), m.group(0).lower()) for m in _TOKEN.finditer(text)]
+
+
+def _asking(text: str) -> str:
+    """The text without its sentences about the request rather than the data.
+
+    A sentence (or a label before a colon) about the request (see _about) holds at most 3 words of its own;
+    it is cut only where a sentence that is not about the request holds more, so a question that names a
+    database or a query ("Which database administrators earn the most? List them.") keeps all of it.
+    """
+    toks = _tokens(text)
+    spans = _sentences(text, toks)
+    if len(spans) < 2:
+        return text
+    sentences = [[w for _, _, w in toks[a:b]] for a, b in spans]
+    own = [sum(_own(w) for w in ws) for ws in sentences]
+    about = [_about(ws, n) for ws, n in zip(sentences, own, strict=True)]
+    most = max((n for n, a in zip(own, about, strict=True) if not a), default=0)
+    if most == 0:
+        return text
+    kept = [span for span, n, a in zip(spans, own, about, strict=True) if not (a and n < most)]
+    if len(kept) == len(spans):
+        return text
+    left = " ".join(text[toks[a][0]:toks[b - 1][1]] for a, b in kept)
+    quoted = len(left) > 2 and left[0] == left[-1] and left[0] in "\"'" and left[0] not in left[1:-1]
+    return left[1:-1] if quoted else left
+
+
+def _sentences(text: str, toks: list[tuple[int, int, str]]) -> list[tuple[int, int]]:
+    """Token spans of the sentences: each ends at a mark a space and a capital follow ("30? Output", "SQL:
+    How"; not "U.S" or "Ltd. write"), and a closing bracketed remark ("... (T-SQL, please)") is one of its
+    own."""
+    ends = [i + 1 for i in range(len(toks) - 1)
+            if toks[i][2] in _ENDS and toks[i + 1][0] > toks[i][1] and _opens(text[toks[i + 1][0]])]
+    last = len(toks) - 1 if toks and toks[-1][2] in ".!?" else len(toks)
+    if last > 0 and toks[last - 1][2] == ")":
+        opening = max((i for i in range(last) if toks[i][2] == "("), default=0)
+        if opening > 0 and ")" not in (w for _, _, w in toks[opening:last - 1]):
+            ends.append(opening)
+    bounds = [0, *sorted(set(ends)), len(toks)]
+    return [(a, b) for a, b in zip(bounds, bounds[1:], strict=False) if a < b]
+
+
+def _about(words: list[str], own: int) -> bool:
+    """Whether a sentence with `own` words of its own is about the request: one that asks does so of the
+    assistant ("Could you write the SQL?", "What would the query look like?"), one that does not names the
+    request, its user or nothing ("Assume PostgreSQL syntax.", "I'm new to this.", "Good morning.")."""
+    framing = FRAMING if words[-1] == ":" else REQUESTING  # a label: "User request:", "Task:"
+    framed, person = any(w in framing for w in words), bool(_PERSONS.intersection(words))
+    if own > 3:
+        return False
+    if _asks(words):
+        return framed and (person or own <= 2)
+    return framed or person or (own == 0 and sum(w[0].isalnum() for w in words) > 1)
+
+
+def _opens(char: str) -> bool:
+    return char.isupper() or char in "\"'(\u201c"
+
+
+def _own(word: str) -> bool:
+    """A word of the sentence's own: not a wrapping's, not a person."""
+    return _content(word) and word not in _PERSONS
+
+
+def _asks(words: list[str]) -> bool:
+    first = next((w for w in words if w not in _LEADING), "")
+    return words[-1] == "?" or first in _QUESTION_STARTS
 
 
 def _content(word: str) -> bool:
-    return word[0].isalnum() and word not in _ALLOWED
+    return word not in _ALLOWED and word[0].isalnum()
 
 
 def _lead_end(toks: list[tuple[int, int, str]]) -> int:
@@ -67,7 +154,7 @@ def _lead_end(toks: list[tuple[int, int, str]]) -> int:
     so far holds a framing word and a content word follows."""
     cut, framed = 0, False
     for i, (_, _, w) in enumerate(toks):
-        if not _allowed(w):
+        if w not in _ALLOWED:
             break
         framed = framed or w in FRAMING
         after_to = w in _COMMANDING and i > 0 and toks[i - 1][2] == "to"
@@ -81,7 +168,7 @@ def _tail_start(toks: list[tuple[int, int, str]], start: int) -> int:
     """Where a trailing wrapping begins (len(toks) if none): after the earliest clause mark of the trailing
     run of allowed tokens whose rest holds a framing word, if a content word comes before it."""
     i = len(toks)
-    while i > start and _allowed(toks[i - 1][2]):
+    while i > start and toks[i - 1][2] in _ALLOWED:
         i -= 1
     for j in range(i, len(toks)):
         w = toks[j][2]
