@@ -41,7 +41,7 @@ _COMMANDING = COMMANDS | {w + "s" for w in COMMANDS} | {"retrieve", "fetch", "re
 #: Marks a clause ends at: a wrapping is cut after one (leading) or before what follows one (trailing).
 _BOUNDARY = frozenset(":,.!?;-()\u2013\u2014")
 _ALLOWED = STOPWORDS | FRAMING | WRAPPING | _COMMANDING | _BOUNDARY
-#: Marks a sentence (or a label: "Q:", "Input:") ends at.
+#: Marks a sentence (or a label: "User request:") ends at.
 _ENDS = frozenset(".!?:")
 #: Words a user speaks of themselves or the assistant with: a sentence holding one that does not ask is
 #: about the request ("I'm new to SQL.", "My manager wants a number.").
@@ -122,10 +122,10 @@ def _about(words: list[str], own: int) -> bool:
     """Whether a sentence with `own` words of its own is about the request: one that asks does so of the
     assistant ("Could you write the SQL?", "What would the query look like?"), one that does not names the
     request, its user or nothing ("Assume PostgreSQL syntax.", "I'm new to this.", "Good morning.")."""
-    framing = FRAMING if words[-1] == ":" else REQUESTING  # a label: "User request:", "Task:"
-    framed, person = any(w in framing for w in words), bool(_PERSONS.intersection(words))
     if own > 3:
         return False
+    framing = FRAMING if words[-1] == ":" else REQUESTING  # a label: "User request:", "Task:"
+    framed, person = any(w in framing for w in words), bool(_PERSONS.intersection(words))
     if _asks(words):
         return framed and (person or own <= 2)
     return framed or person or (own == 0 and sum(w[0].isalnum() for w in words) > 1)
