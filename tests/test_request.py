@@ -39,6 +39,19 @@ QUESTION = "Show names for all aircrafts of which John Williams has certificates
      "Which pets are owned by students older than 20?"),
     ("Which pets are owned by students older than 20? (T-SQL for SQL Server, please)",
      "Which pets are owned by students older than 20?"),
+    # Prompt templates' labels and chat turns.
+    ("### Instruction:\nTranslate to SQL.\n### Input:\nHow many pets are there?\n### Response:",
+     "How many pets are there?"),
+    ("Instruction: produce a single SELECT statement. Input: Show the pets of students.",
+     "Show the pets of students."),
+    ("Q: How many pets are there?\nA:", "How many pets are there?"),
+    ("User: Which pets are owned by students?\nAssistant:", "Which pets are owned by students?"),
+    ("How many pets are there?\nSQL:", "How many pets are there?"),
+    ("In BigQuery standard SQL, how many pets are there?", "how many pets are there?"),
+    # Chat with no mark to cut at.
+    ("hey can u tell me how many pets are there thx", "how many pets are there"),
+    ("ok so which pets are owned by students lol", "which pets are owned by students"),
+    ("Hi team,\n\nHow many pets are there?\n\nBest regards,\nDana", "How many pets are there?"),
 ])
 def test_a_wrapping_is_cut(asked: str, meant: str) -> None:
     assert core(asked) == meant
@@ -65,6 +78,11 @@ def test_a_wrapping_is_cut(asked: str, meant: str) -> None:
     "How many pupils would the Fit Firsties! campaign help?",
     "What is the rule number 7-38-030, 010 (A), 005 (A).",
     "Which singers? I need them for the weekly report.",  # the question has no more words of its own
+    "Singers: How many are from France?",  # a label, but none a prompt template uses
+    "Which user has the most answers?",  # "user" labels a turn only before a colon
+    "So how many singers are there?",  # "so" is chat only in a run with a word only chat uses
+    "How many students thank their teachers?",  # a closing run is the question's last words only
+    "Which is best, red or blue? List the cars by price.",  # a sentence with "best" and a comma, not a close
 ])
 def test_a_question_as_written_is_left_as_it_is(asked: str) -> None:
     assert core(asked) == asked

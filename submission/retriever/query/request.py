@@ -8,8 +8,11 @@ boundary (or after "to find" and its like), only where it is made of function, c
 with at least one word a request uses (a leading one only before a word a question starts with), and only
 where the question keeps words of its own. Whole sentences about the request rather than the data ("I'm
 working on a report.", "Assume PostgreSQL syntax.", "Could you give me the SQL?") go where a sentence that
-is not holds more words of its own. None of the benchmarks' questions as written is changed (one of BIRD's
-9,428: "In the database, how many ..."), nor any of their reworded and paraphrased copies.
+is not holds more words of its own; a label of a prompt template or a chat turn ("### Input:", "Q:", "A:",
+"Assistant:") is such a sentence. Chat with no mark to cut at loses a leading run with a word only chat
+uses before a word that asks ("hey can u tell me how many ...") and a trailing run of thanks ("... thx
+lol"). None of the benchmarks' questions as written is changed (one of BIRD's 9,428: "In the database, how
+many ..."), nor any of their reworded and paraphrased copies.
 """
 
 from __future__ import annotations
@@ -18,13 +21,24 @@ import re
 
 from ..index.text import COMMANDS, STOPWORDS, normalize
 
-#: Words only a request around a question uses, even in a sentence of its own ("Assume PostgreSQL syntax.").
+#: Words only a request around a question uses, even in a sentence of its own ("Assume PostgreSQL syntax.",
+#: "Best regards, Dana").
 REQUESTING = frozenset(
-    """sql sqlite mysql postgres postgresql tsql query queries database databases db schema schemas dataset
-    datasets thanks thank thx appreciated hi hello hey dear assistant""".split()
+    """sql sqlite mysql postgres postgresql tsql mssql sqlserver mariadb bigquery redshift duckdb clickhouse trino
+    query queries database databases db schema schemas dataset datasets thanks thank thx ty tia appreciated hi
+    hello hey dear assistant regards sincerely cheers""".split()
 )
 #: Words a request around a question uses: one of them must be in a clause that is cut.
 FRAMING = REQUESTING | frozenset("records tables question request task help joins asked".split())
+#: The labels of prompt templates and chat turns ("### Instruction:", "Input:", "Q:", "A:", "Response:"): a
+#: label made of one of them is about the request.
+LABELS = FRAMING | frozenset(
+    "instruction instructions input output response answer prompt context system user q a".split())
+#: Words only chat uses: with no mark to end a clause on, a leading run holding one is cut before a word that
+#: asks ("hey can u tell me how many ..."), and a trailing run of _CLOSING words is cut whole ("... thx lol").
+_CHAT = frozenset("hey hi hello ok okay u ur pls plz thx thanks ty tia lol btw quick basically".split())
+_CLOSING = frozenset("thx thanks thank ty tia lol pls plz please cheers asap".split())
+_SIGNING = frozenset("regards sincerely cheers thanks thank wishes best".split())
 #: Words a request's wrapping is made of besides function and command words.
 WRAPPING = frozenset(
     """write generate create produce build compose translate convert turn answer answers respond reply lot much
@@ -32,7 +46,8 @@ WRAPPING = frozenset(
     based given according looking data information info table statement statements select standard single join code
     explanation comments text t note good morning afternoon evening quick simple output result results plain
     english correct proper ok okay sure team everyone folks look check run execute let lets could would will shall
-    might i'm i'd i've we're let's here's it's that's manager boss colleague""".split()
+    might i'm i'd i've we're let's here's it's that's manager boss colleague u ur pls plz ty tia lol btw
+    cheers asap basically actually""".split()
 )
 #: How a question starts: a leading wrapping is cut only before one, so a clause of the question itself
 #: ("What are the records, sorted by date?") is never taken for one.
@@ -51,6 +66,8 @@ _QUESTION_STARTS = frozenset(
     """what which who whom whose when where why how is are was were do does did can could would will should has
     have had among name order sort include rank group state""".split()) | _COMMANDING
 _LEADING = frozenset("please so ok okay and now then also just kindly".split())
+#: The words a sentence that asks starts with, as a chat run is cut before one.
+_WH = frozenset("what which who whom whose when where why how".split()) | _COMMANDING
 _TOKEN = re.compile(r"[^\W_]+(?:['\u2019][^\W_]+)?|[^\w\s]")
 
 
@@ -90,7 +107,7 @@ def _asking(text: str) -> str:
     if len(spans) < 2:
         return text
     sentences = [[w for _, _, w in toks[a:b]] for a, b in spans]
-    own = [sum(_own(w) for w in ws) for ws in sentences]
+    own = [0 if _signed(ws) else sum(_own(w) for w in ws) for ws in sentences]
     about = [_about(ws, n) for ws, n in zip(sentences, own, strict=True)]
     most = max((n for n, a in zip(own, about, strict=True) if not a), default=0)
     if most == 0:
@@ -124,15 +141,32 @@ def _about(words: list[str], own: int) -> bool:
     request, its user or nothing ("Assume PostgreSQL syntax.", "I'm new to this.", "Good morning.")."""
     if own > 3:
         return False
-    framing = FRAMING if words[-1] == ":" else REQUESTING  # a label: "User request:", "Task:"
+    framing = LABELS if _labelled(words) else REQUESTING
     framed, person = any(w in framing for w in words), bool(_PERSONS.intersection(words))
     if _asks(words):
         return framed and (person or own <= 2)
     return framed or person or (own == 0 and sum(w[0].isalnum() for w in words) > 1)
 
 
+def _signed(words: list[str]) -> bool:
+    """A letter's close and its writer's name ("Best regards, Dana"), which holds nothing of the question's."""
+    comma = next((i for i, w in enumerate(words[:4]) if w == ","), 0)
+    return (comma > 0 and words[0] in _SIGNING | {"kind", "warm", "warmest", "many", "with", "all"}
+            and any(w in _SIGNING for w in words[:comma])
+            and sum(w[0].isalnum() for w in words[comma + 1:]) <= 3)
+
+
+def _labelled(words: list[str]) -> bool:
+    """A label ("User request:", "### Input:") or a sentence after one ("Instruction: produce a SELECT.")."""
+    if words[-1] == ":":
+        return True
+    colon = next((i for i, w in enumerate(words[:5]) if w == ":"), 0)
+    return colon > 0 and sum(w[0].isalnum() for w in words[:colon]) == 1
+
+
 def _opens(char: str) -> bool:
-    return char.isupper() or char in "\"'(\u201c"
+    """A sentence starts with a capital, a quote or bracket, or a Markdown heading or emphasis ("### Input:")."""
+    return char.isupper() or char in "\"'(\u201c#*"
 
 
 def _own(word: str) -> bool:
@@ -151,15 +185,19 @@ def _content(word: str) -> bool:
 
 def _lead_end(toks: list[tuple[int, int, str]]) -> int:
     """How many leading tokens are a wrapping: the last cut point of the run of allowed tokens, where the run
-    so far holds a framing word and a content word follows."""
-    cut, framed = 0, False
+    so far holds a framing word and a clause mark ends it, or a word only chat uses and a word that asks
+    follows; a content word must be left."""
+    cut, framed, chat = 0, False, False
     for i, (_, _, w) in enumerate(toks):
         if w not in _ALLOWED:
             break
         framed = framed or w in FRAMING
+        chat = (chat or w in _CHAT) and w not in _BOUNDARY  # a chat word since the last mark
         after_to = w in _COMMANDING and i > 0 and toks[i - 1][2] == "to"
-        starts = i + 1 < len(toks) and toks[i + 1][2] in _STARTS
-        if framed and ((w in _BOUNDARY and starts) or after_to):
+        nxt = toks[i + 1][2] if i + 1 < len(toks) else ""
+        marked = framed and ((w in _BOUNDARY and nxt in _STARTS) or after_to)
+        chatted = chat and nxt in _WH  # no mark to cut on: "hey can u tell me how many"
+        if marked or chatted:
             cut = i + 1
     return cut if any(_content(w) for _, _, w in toks[cut:]) else 0
 
@@ -176,4 +214,9 @@ def _tail_start(toks: list[tuple[int, int, str]], start: int) -> int:
                 and any(_content(t) for _, _, t in toks[start:j])):
             # A sentence keeps its own mark ("?"); a comma goes with the wrapping.
             return j + 1 if w in "?!." else j
-    return len(toks)
+    # Chat with no mark to cut at: "... do we have thx lol", "... thank you".
+    closing = len(toks)
+    while closing > i and (toks[closing - 1][2] in _CLOSING
+                           or toks[closing - 1][2] == "you" and toks[closing - 2][2] == "thank"):
+        closing -= 1
+    return closing if any(_content(t) for _, _, t in toks[start:closing]) else len(toks)
