@@ -52,6 +52,14 @@ QUESTION = "Show names for all aircrafts of which John Williams has certificates
     ("hey can u tell me how many pets are there thx", "how many pets are there"),
     ("ok so which pets are owned by students lol", "which pets are owned by students"),
     ("Hi team,\n\nHow many pets are there?\n\nBest regards,\nDana", "How many pets are there?"),
+    ("Dear team,\n\nWhich pets are owned by students?\n\nKind regards,\nPriya\nFinance Operations",
+     "Which pets are owned by students?"),
+    # Chat templates' tags, Markdown headings without a colon, and chat after the question's mark.
+    ("<|user|>\nWhich pets are owned by students?\n<|assistant|>\n", "Which pets are owned by students?"),
+    ("## Question\nWhich pets are owned by students?\n\n## SQL\n", "Which pets are owned by students?"),
+    ("quick q: which pets are owned by students?", "which pets are owned by students?"),
+    ("which pets are owned by students older than 20? need it asap", "which pets are owned by students older than 20?"),
+    ("In MySQL syntax \u2014 which pets are owned by students?", "which pets are owned by students?"),
 ])
 def test_a_wrapping_is_cut(asked: str, meant: str) -> None:
     assert core(asked) == meant
@@ -83,6 +91,10 @@ def test_a_wrapping_is_cut(asked: str, meant: str) -> None:
     "So how many singers are there?",  # "so" is chat only in a run with a word only chat uses
     "How many students thank their teachers?",  # a closing run is the question's last words only
     "Which is best, red or blue? List the cars by price.",  # a sentence with "best" and a comma, not a close
+    'Which paper\'s title contains the word "Database"?',  # a quote is no clause mark
+    "List the codes 7-38-030, 010 (A), 005 (A).",  # "(A)" is no label
+    'List all answers to the question "Any comments" in 2014.',
+    "How many pets are there?\nWhich of them are dogs?",  # a line break between two questions keeps both
 ])
 def test_a_question_as_written_is_left_as_it_is(asked: str) -> None:
     assert core(asked) == asked

@@ -9,10 +9,12 @@ with at least one word a request uses (a leading one only before a word a questi
 where the question keeps words of its own. Whole sentences about the request rather than the data ("I'm
 working on a report.", "Assume PostgreSQL syntax.", "Could you give me the SQL?") go where a sentence that
 is not holds more words of its own; a label of a prompt template or a chat turn ("### Input:", "Q:", "A:",
-"Assistant:") is such a sentence. Chat with no mark to cut at loses a leading run with a word only chat
-uses before a word that asks ("hey can u tell me how many ...") and a trailing run of thanks ("... thx
-lol"). None of the benchmarks' questions as written is changed (one of BIRD's 9,428: "In the database, how
-many ..."), nor any of their reworded and paraphrased copies.
+"Assistant:", "## Question", "<|user|>") is such a sentence, and a letter's close ends the letter ("Best
+regards, Dana"). A line break before a capital and a question mark before any word end a sentence too. Chat
+with no mark to cut at loses a leading run with a word only chat uses before a word that asks ("hey can u
+tell me how many ...") and a trailing run of thanks ("... thx lol"). None of the benchmarks' questions as
+written is changed (one of BIRD's 9,428: "In the database, how many ..."), nor any of their reworded and
+paraphrased copies.
 """
 
 from __future__ import annotations
@@ -25,18 +27,19 @@ from ..index.text import COMMANDS, STOPWORDS, normalize
 #: "Best regards, Dana").
 REQUESTING = frozenset(
     """sql sqlite mysql postgres postgresql tsql mssql sqlserver mariadb bigquery redshift duckdb clickhouse trino
-    query queries database databases db schema schemas dataset datasets thanks thank thx ty tia appreciated hi
-    hello hey dear assistant regards sincerely cheers""".split()
+    query queries database databases db schema schemas dataset datasets cte ctes subquery subqueries dataframe
+    dataframes commentary thanks thank thx ty tia appreciated hi hello hey dear assistant regards sincerely
+    cheers sorry sry apologies inst""".split()
 )
 #: Words a request around a question uses: one of them must be in a clause that is cut.
 FRAMING = REQUESTING | frozenset("records tables question request task help joins asked".split())
 #: The labels of prompt templates and chat turns ("### Instruction:", "Input:", "Q:", "A:", "Response:"): a
 #: label made of one of them is about the request.
 LABELS = FRAMING | frozenset(
-    "instruction instructions input output response answer prompt context system user q a".split())
+    "instruction instructions input output response answer prompt context system user human ai bot q a".split())
 #: Words only chat uses: with no mark to end a clause on, a leading run holding one is cut before a word that
 #: asks ("hey can u tell me how many ..."), and a trailing run of _CLOSING words is cut whole ("... thx lol").
-_CHAT = frozenset("hey hi hello ok okay u ur pls plz thx thanks ty tia lol btw quick basically".split())
+_CHAT = frozenset("hey hi hello yo um umm hmm ok okay u ur pls plz thx thanks ty tia lol btw quick basically".split())
 _CLOSING = frozenset("thx thanks thank ty tia lol pls plz please cheers asap".split())
 _SIGNING = frozenset("regards sincerely cheers thanks thank wishes best".split())
 #: Words a request's wrapping is made of besides function and command words.
@@ -47,20 +50,20 @@ WRAPPING = frozenset(
     explanation comments text t note good morning afternoon evening quick simple output result results plain
     english correct proper ok okay sure team everyone folks look check run execute let lets could would will shall
     might i'm i'd i've we're let's here's it's that's manager boss colleague u ur pls plz ty tia lol btw
-    cheers asap basically actually""".split()
+    cheers asap basically actually yo um umm hmm q syntax""".split()
 )
 #: How a question starts: a leading wrapping is cut only before one, so a clause of the question itself
 #: ("What are the records, sorted by date?") is never taken for one.
 _STARTS = STOPWORDS - {"a", "an", "the", "this", "that", "these", "those"} | COMMANDS | {"name", "among"}
 _COMMANDING = COMMANDS | {w + "s" for w in COMMANDS} | {"retrieve", "fetch", "retrieves", "fetches"}
 #: Marks a clause ends at: a wrapping is cut after one (leading) or before what follows one (trailing).
-_BOUNDARY = frozenset(":,.!?;-()\u2013\u2014")
+_BOUNDARY = frozenset(":,.!?;-()[]{}<>|/*`\u2013\u2014")
 _ALLOWED = STOPWORDS | FRAMING | WRAPPING | _COMMANDING | _BOUNDARY
 #: Marks a sentence (or a label: "User request:") ends at.
 _ENDS = frozenset(".!?:")
 #: Words a user speaks of themselves or the assistant with: a sentence holding one that does not ask is
 #: about the request ("I'm new to SQL.", "My manager wants a number.").
-_PERSONS = frozenset("i i'm i'd i've i'll me my myself we we're we've our us you you're your".split())
+_PERSONS = frozenset("i i'm i'd i've i'll im idk me my myself we we're we've our us you you're your u ur".split())
 #: How a sentence that asks starts, after a word of _LEADING ("Please list", "So how many").
 _QUESTION_STARTS = frozenset(
     """what which who whom whose when where why how is are was were do does did can could would will should has
@@ -107,8 +110,10 @@ def _asking(text: str) -> str:
     if len(spans) < 2:
         return text
     sentences = [[w for _, _, w in toks[a:b]] for a, b in spans]
-    own = [0 if _signed(ws) else sum(_own(w) for w in ws) for ws in sentences]
-    about = [_about(ws, n) for ws, n in zip(sentences, own, strict=True)]
+    # A letter's close ends it: what follows is its writer's signature.
+    signed = next((i for i, ws in enumerate(sentences) if i > 0 and _signed(ws)), len(sentences))
+    own = [0 if i >= signed else sum(_own(w) for w in ws) for i, ws in enumerate(sentences)]
+    about = [i >= signed or _about(ws, n) for i, (ws, n) in enumerate(zip(sentences, own, strict=True))]
     most = max((n for n, a in zip(own, about, strict=True) if not a), default=0)
     if most == 0:
         return text
@@ -121,11 +126,9 @@ def _asking(text: str) -> str:
 
 
 def _sentences(text: str, toks: list[tuple[int, int, str]]) -> list[tuple[int, int]]:
-    """Token spans of the sentences: each ends at a mark a space and a capital follow ("30? Output", "SQL:
-    How"; not "U.S" or "Ltd. write"), and a closing bracketed remark ("... (T-SQL, please)") is one of its
-    own."""
-    ends = [i + 1 for i in range(len(toks) - 1)
-            if toks[i][2] in _ENDS and toks[i + 1][0] > toks[i][1] and _opens(text[toks[i + 1][0]])]
+    """Token spans of the sentences: each ends where _ends says, and a closing bracketed remark ("... (T-SQL,
+    please)") is one of its own."""
+    ends = [i + 1 for i in range(len(toks) - 1) if _ends(text, toks[i], toks[i + 1])]
     last = len(toks) - 1 if toks and toks[-1][2] in ".!?" else len(toks)
     if last > 0 and toks[last - 1][2] == ")":
         opening = max((i for i in range(last) if toks[i][2] == "("), default=0)
@@ -133,6 +136,18 @@ def _sentences(text: str, toks: list[tuple[int, int, str]]) -> list[tuple[int, i
             ends.append(opening)
     bounds = [0, *sorted(set(ends)), len(toks)]
     return [(a, b) for a, b in zip(bounds, bounds[1:], strict=False) if a < b]
+
+
+def _ends(text: str, tok: tuple[int, int, str], nxt: tuple[int, int, str]) -> bool:
+    """A sentence ends between two tokens at a mark a space and a capital follow ("30? Output", "SQL: How";
+    not "U.S" or "Ltd. write"), at a question mark before any word ("...? need it asap"), and at a line break
+    before a capital or a Markdown mark ("## Question\nHow many ...")."""
+    gap = text[tok[1]:nxt[0]]
+    if not gap.isspace():
+        return False
+    head = text[nxt[0]]
+    return ((tok[2] in _ENDS and _opens(head)) or (tok[2] == "?" and head.isalnum())
+            or ("\n" in gap and _opens(head) and tok[2] != ","))
 
 
 def _about(words: list[str], own: int) -> bool:
@@ -157,16 +172,18 @@ def _signed(words: list[str]) -> bool:
 
 
 def _labelled(words: list[str]) -> bool:
-    """A label ("User request:", "### Input:") or a sentence after one ("Instruction: produce a SELECT.")."""
-    if words[-1] == ":":
+    """A label ("User request:", "### Input:", "## Question", "<|user|>") or a sentence after one
+    ("Instruction: produce a SELECT.")."""
+    if words[-1] == ":" or words[0] == "#" or (sum(w[0].isalnum() for w in words) == 1 and "<" in words):
         return True
     colon = next((i for i, w in enumerate(words[:5]) if w == ":"), 0)
     return colon > 0 and sum(w[0].isalnum() for w in words[:colon]) == 1
 
 
 def _opens(char: str) -> bool:
-    """A sentence starts with a capital, a quote or bracket, or a Markdown heading or emphasis ("### Input:")."""
-    return char.isupper() or char in "\"'(\u201c#*"
+    """A sentence starts with a capital, a quote or bracket, a Markdown heading or emphasis ("### Input:") or a
+    chat template's tag ("[INST]", "<|user|>")."""
+    return char.isupper() or char in "\"'(\u201c#*[<"
 
 
 def _own(word: str) -> bool:
@@ -192,11 +209,12 @@ def _lead_end(toks: list[tuple[int, int, str]]) -> int:
         if w not in _ALLOWED:
             break
         framed = framed or w in FRAMING
-        chat = (chat or w in _CHAT) and w not in _BOUNDARY  # a chat word since the last mark
+        chatting = chat or w in _CHAT  # a chat word since the last mark
+        chat = chatting and w not in _BOUNDARY
         after_to = w in _COMMANDING and i > 0 and toks[i - 1][2] == "to"
         nxt = toks[i + 1][2] if i + 1 < len(toks) else ""
         marked = framed and ((w in _BOUNDARY and nxt in _STARTS) or after_to)
-        chatted = chat and nxt in _WH  # no mark to cut on: "hey can u tell me how many"
+        chatted = chatting and nxt in _WH  # "hey can u tell me how many", "quick q: how many"
         if marked or chatted:
             cut = i + 1
     return cut if any(_content(w) for _, _, w in toks[cut:]) else 0
