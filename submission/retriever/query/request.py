@@ -42,15 +42,15 @@ LABELS = FRAMING | frozenset(
 _CHAT = frozenset("hey hi hello yo um umm hmm ok okay u ur pls plz thx thanks ty tia lol btw quick basically".split())
 _CLOSING = frozenset("thx thanks thank ty tia lol pls plz please cheers asap".split())
 _SIGNING = frozenset("regards sincerely cheers thanks thank wishes best".split())
-#: Words a request's wrapping is made of besides function and command words.
+_SIGNING_STARTS = _SIGNING | {"kind", "warm", "warmest", "many", "with", "all"}
+#: Words a request's wrapping is made of besides function, command and chat words.
 WRAPPING = frozenset(
     """write generate create produce build compose translate convert turn answer answers respond reply lot much
     know like want need needed wondering wonder curious ask asking appreciate advance following below use using
     based given according looking data information info table statement statements select standard single join code
     explanation comments text t note good morning afternoon evening quick simple output result results plain
-    english correct proper ok okay sure team everyone folks look check run execute let lets could would will shall
-    might i'm i'd i've we're let's here's it's that's manager boss colleague u ur pls plz ty tia lol btw
-    cheers asap basically actually yo um umm hmm q syntax""".split()
+    english correct proper sure team everyone folks look check run execute let lets could would will shall might
+    i'm i'd i've we're let's here's it's that's manager boss colleague actually q syntax""".split()
 )
 #: How a question starts: a leading wrapping is cut only before one, so a clause of the question itself
 #: ("What are the records, sorted by date?") is never taken for one.
@@ -58,7 +58,7 @@ _STARTS = STOPWORDS - {"a", "an", "the", "this", "that", "these", "those"} | COM
 _COMMANDING = COMMANDS | {w + "s" for w in COMMANDS} | {"retrieve", "fetch", "retrieves", "fetches"}
 #: Marks a clause ends at: a wrapping is cut after one (leading) or before what follows one (trailing).
 _BOUNDARY = frozenset(":,.!?;-()[]{}<>|/*`\u2013\u2014")
-_ALLOWED = STOPWORDS | FRAMING | WRAPPING | _COMMANDING | _BOUNDARY
+_ALLOWED = STOPWORDS | FRAMING | WRAPPING | _CHAT | _CLOSING | _COMMANDING | _BOUNDARY
 #: Marks a sentence (or a label: "User request:") ends at.
 _ENDS = frozenset(".!?:")
 #: Words a user speaks of themselves or the assistant with: a sentence holding one that does not ask is
@@ -166,7 +166,7 @@ def _about(words: list[str], own: int) -> bool:
 def _signed(words: list[str]) -> bool:
     """A letter's close and its writer's name ("Best regards, Dana"), which holds nothing of the question's."""
     comma = next((i for i, w in enumerate(words[:4]) if w == ","), 0)
-    return (comma > 0 and words[0] in _SIGNING | {"kind", "warm", "warmest", "many", "with", "all"}
+    return (comma > 0 and words[0] in _SIGNING_STARTS
             and any(w in _SIGNING for w in words[:comma])
             and sum(w[0].isalnum() for w in words[comma + 1:]) <= 3)
 
@@ -235,6 +235,6 @@ def _tail_start(toks: list[tuple[int, int, str]], start: int) -> int:
     # Chat with no mark to cut at: "... do we have thx lol", "... thank you".
     closing = len(toks)
     while closing > i and (toks[closing - 1][2] in _CLOSING
-                           or toks[closing - 1][2] == "you" and toks[closing - 2][2] == "thank"):
+                           or toks[closing - 1][2] == "you" and closing > 1 and toks[closing - 2][2] == "thank"):
         closing -= 1
     return closing if any(_content(t) for _, _, t in toks[start:closing]) else len(toks)
