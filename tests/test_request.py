@@ -60,6 +60,26 @@ QUESTION = "Show names for all aircrafts of which John Williams has certificates
     ("quick q: which pets are owned by students?", "which pets are owned by students?"),
     ("which pets are owned by students older than 20? need it asap", "which pets are owned by students older than 20?"),
     ("In MySQL syntax \u2014 which pets are owned by students?", "which pets are owned by students?"),
+    # Beside a sentence that asks: one about the request, or speaking of its user, whatever the question's
+    # length; a lead-in before a question; a remark in brackets; a question to the assistant.
+    ("I'm working on a report for the board. How many pets?", "How many pets?"),
+    ("How many pets? I keep getting a different number from the dashboard.", "How many pets?"),
+    ("Let me rephrase my earlier question. How many pets?", "How many pets?"),
+    ("Your last query returned nothing. How many pets?", "How many pets?"),
+    ("Which singers? I need them for the weekly report.", "Which singers?"),
+    ("How many pets?\n(will send the next one after this)", "How many pets?"),
+    ("How many pets? Can someone take this?", "How many pets?"),
+    ("Need a number for the board deck ASAP. How many pets?", "How many pets?"),
+    ("How many pets?\n\nYours faithfully,\nM. Okonkwo", "How many pets?"),
+    # A person's run before a word that asks; a preposition stays with the question.
+    ("I was wondering how many pets there are", "how many pets there are"),
+    ("um so can you tell me in which city the pets live", "in which city the pets live"),
+    ("My manager asked me and I'm not sure how to pull it: How many pets?", "How many pets?"),
+    # Markup (query/markup.py).
+    ('{"question": "How many pets are there?", "dialect": "mysql"}', "How many pets are there?"),
+    ("<p>How many pets are there?</p>", "How many pets are there?"),
+    ("Forwarding this:\n> How many pets are there?\nCan someone take this?", "How many pets are there?"),
+    ("\U0001f64f How many pets are there? \U0001f914\U0001f4ca", "How many pets are there?"),
 ])
 def test_a_wrapping_is_cut(asked: str, meant: str) -> None:
     assert core(asked) == meant
@@ -85,8 +105,8 @@ def test_a_wrapping_is_cut(asked: str, meant: str) -> None:
     "Which U.S. states have two or more congressmen?",
     "How many pupils would the Fit Firsties! campaign help?",
     "What is the rule number 7-38-030, 010 (A), 005 (A).",
-    "Which singers? I need them for the weekly report.",  # the question has no more words of its own
     "Singers: How many are from France?",  # a label, but none a prompt template uses
+    "Singers: How many are from France? I mean those born there.",
     "Which user has the most answers?",  # "user" labels a turn only before a colon
     "So how many singers are there?",  # "so" is chat only in a run with a word only chat uses
     "How many students thank their teachers?",  # a closing run is the question's last words only
@@ -95,6 +115,14 @@ def test_a_wrapping_is_cut(asked: str, meant: str) -> None:
     "List the codes 7-38-030, 010 (A), 005 (A).",  # "(A)" is no label
     'List all answers to the question "Any comments" in 2014.',
     "How many pets are there?\nWhich of them are dogs?",  # a line break between two questions keeps both
+    # Asides, lead-ins and remarks go only beside a sentence that asks, and only where they do not ask.
+    "Find the name of the catalog with the highest price (in USD).",  # a closing remark of the sentence
+    "Which claims had one settlement? For each, tell me the date it was settled.",
+    "Indicate your answer in percentage. How many schools are in Alameda?",
+    'Show the name of the movie "G.I. Joe: The Rise of Cobra".',  # a title's colon, an initial
+    "Tell me how many plane trips there are in total.",  # "Tell me how" is how a question starts
+    "What did order 33 cost, and how urgent was it?",
+    'Who wrote "Hypermethylation of the <I>TPEF/HPP1</I> Gene"?',  # a value's own markup
 ])
 def test_a_question_as_written_is_left_as_it_is(asked: str) -> None:
     assert core(asked) == asked

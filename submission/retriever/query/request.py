@@ -22,6 +22,7 @@ from __future__ import annotations
 import re
 
 from ..index.text import COMMANDS, STOPWORDS, normalize
+from .markup import unwrap
 
 #: Words only a request around a question uses, even in a sentence of its own ("Assume PostgreSQL syntax.",
 #: "Best regards, Dana").
@@ -29,7 +30,7 @@ REQUESTING = frozenset(
     """sql sqlite mysql postgres postgresql tsql mssql sqlserver mariadb bigquery redshift duckdb clickhouse trino
     query queries database databases db schema schemas dataset datasets cte ctes subquery subqueries dataframe
     dataframes commentary thanks thank thx ty tia appreciated hi hello hey dear assistant regards sincerely
-    cheers sorry sry apologies inst""".split()
+    cheers sorry sry apologies inst asap eod fyi fwd forwarded forwarding csv json xlsx""".split()
 )
 #: Words a request around a question uses: one of them must be in a clause that is cut.
 FRAMING = REQUESTING | frozenset("records tables question request task help joins asked".split())
@@ -39,10 +40,11 @@ LABELS = FRAMING | frozenset(
     "instruction instructions input output response answer prompt context system user human ai bot q a".split())
 #: Words only chat uses: with no mark to end a clause on, a leading run holding one is cut before a word that
 #: asks ("hey can u tell me how many ..."), and a trailing run of _CLOSING words is cut whole ("... thx lol").
-_CHAT = frozenset("hey hi hello yo um umm hmm ok okay u ur pls plz thx thanks ty tia lol btw quick basically".split())
+_CHAT = frozenset(
+    "hey hi hello yo um umm uh uhh er erm hmm ok okay u ur pls plz thx thanks ty tia lol btw quick basically".split())
 _CLOSING = frozenset("thx thanks thank ty tia lol pls plz please cheers asap".split())
-_SIGNING = frozenset("regards sincerely cheers thanks thank wishes best".split())
-_SIGNING_STARTS = _SIGNING | {"kind", "warm", "warmest", "many", "with", "all"}
+_SIGNING = frozenset("regards sincerely faithfully truly cheers thanks thank wishes best".split())
+_SIGNING_STARTS = _SIGNING | {"kind", "warm", "warmest", "many", "with", "all", "yours"}
 #: Words a request's wrapping is made of besides function, command and chat words.
 WRAPPING = frozenset(
     """write generate create produce build compose translate convert turn answer answers respond reply lot much
@@ -63,14 +65,26 @@ _ALLOWED = STOPWORDS | FRAMING | WRAPPING | _CHAT | _CLOSING | _COMMANDING | _BO
 _ENDS = frozenset(".!?:")
 #: Words a user speaks of themselves or the assistant with: a sentence holding one that does not ask is
 #: about the request ("I'm new to SQL.", "My manager wants a number.").
-_PERSONS = frozenset("i i'm i'd i've i'll im idk me my myself we we're we've our us you you're your u ur".split())
+_PERSONS = frozenset("""i i'm i'd i've i'll im idk me my myself we we're we've our us you you're your u ur
+    someone anyone somebody anybody""".split())
+#: The persons a request speaks as or to ("I was wondering how", "can you tell me how"): "Tell me how many"
+#: is how a question starts.
+_SPEAKING = _PERSONS - {"me", "my", "myself", "us", "our"}
+_ADDRESSED = frozenset("you you're u someone anyone somebody anybody".split())
 #: How a sentence that asks starts, after a word of _LEADING ("Please list", "So how many").
 _QUESTION_STARTS = frozenset(
     """what which who whom whose when where why how is are was were do does did can could would will should has
     have had among name order sort include rank group state""".split()) | _COMMANDING
+#: The words that ask or say what the question means anywhere in a sentence ("..., and state the code", "I mean
+#: those born there."): a sentence with one is not told apart from the question.
+_ORDERS = _COMMANDING | frozenset("among name order sort include rank group state mean meant".split())
+_PREPOSITIONS = frozenset("in for under of from at on by with during since after before between".split())
 _LEADING = frozenset("please so ok okay and now then also just kindly".split())
 #: The words a sentence that asks starts with, as a chat run is cut before one.
-_WH = frozenset("what which who whom whose when where why how".split()) | _COMMANDING
+_WH_WORDS = frozenset("what which who whom whose when where why how".split())
+_WH = _WH_WORDS | _COMMANDING
+#: Abbreviations a full stop does not end a sentence after ("Mrs. Joye Homenick").
+_TITLES = frozenset("mr mrs ms dr prof st jr sr mt ft no vs etc".split())
 _TOKEN = re.compile(r"[^\W_]+(?:['\u2019][^\W_]+)?|[^\w\s]")
 
 
@@ -78,9 +92,9 @@ def core(question: str) -> str:
     """The question without a leading and a trailing wrapping and without its sentences about the request
     (see the module's docstring). The clauses go first, so a sentence that asks is judged without its
     wrapping ("Using the tables in our database, who ...?"), and again after, for what the sentences hid."""
-    text = normalize(question)
+    text = normalize(unwrap(question))
     cut = _clauses(_asking(_clauses(text)))
-    return question if cut == text else cut
+    return question if cut == normalize(question) else cut.strip()
 
 
 def _clauses(text: str) -> str:
@@ -117,7 +131,15 @@ def _asking(text: str) -> str:
     most = max((n for n, a in zip(own, about, strict=True) if not a), default=0)
     if most == 0:
         return text
-    kept = [span for span, n, a in zip(spans, own, about, strict=True) if not (a and n < most)]
+    # Beside a sentence that asks, one that does not go whatever the question's length where nothing in it
+    # asks and it is about the request, speaks of its user ("I keep getting a different number.") or is a
+    # remark in brackets; so does a question to the assistant ("Can someone take this?").
+    asking = any(not a and n > 0 and _asks(ws) for ws, n, a in zip(sentences, own, about, strict=True))
+    before = [[""], *sentences[:-1]]
+    told = [asking and ((a and bool(_ADDRESSED.intersection(ws)))
+                        or (_telling(ws) and (a or (n <= 6 and bool(_PERSONS.intersection(ws))) or _remark(ws, last))))
+            for ws, n, a, last in zip(sentences, own, about, before, strict=True)]
+    kept = [span for span, n, a, t in zip(spans, own, about, told, strict=True) if not (t or (a and n < most))]
     if len(kept) == len(spans):
         return text
     left = " ".join(text[toks[a][0]:toks[b - 1][1]] for a, b in kept)
@@ -128,11 +150,21 @@ def _asking(text: str) -> str:
 def _sentences(text: str, toks: list[tuple[int, int, str]]) -> list[tuple[int, int]]:
     """Token spans of the sentences: each ends where _ends says, and a closing bracketed remark ("... (T-SQL,
     please)") is one of its own."""
-    ends = [i + 1 for i in range(len(toks) - 1) if _ends(text, toks[i], toks[i + 1])]
+    ends, quoted = [], False
+    for i in range(len(toks) - 1):
+        quoted = quoted != (toks[i][2] == '"')
+        # Not at a title's colon in quotes ('"Refuge: Part 1"'), nor after an abbreviation or an initial on
+        # the same line ("Mrs. Joye Homenick", "Jill M. Stevens").
+        colon = quoted and toks[i][2] == ":"
+        titled = (i > 0 and toks[i][2] == "." and "\n" not in text[toks[i][1]:toks[i + 1][0]]
+                  and (toks[i - 1][2] in _TITLES or len(toks[i - 1][2]) == 1 and text[toks[i - 1][0]].isupper()))
+        if _ends(text, toks[i], toks[i + 1]) and not colon and not titled:
+            ends.append(i + 1)
     last = len(toks) - 1 if toks and toks[-1][2] in ".!?" else len(toks)
     if last > 0 and toks[last - 1][2] == ")":
         opening = max((i for i in range(last) if toks[i][2] == "("), default=0)
-        if opening > 0 and ")" not in (w for _, _, w in toks[opening:last - 1]):
+        remark = [w for _, _, w in toks[opening + 1:last - 1]]
+        if opening > 0 and ")" not in remark and any(w[0].isalnum() for w in remark):
             ends.append(opening)
     bounds = [0, *sorted(set(ends)), len(toks)]
     return [(a, b) for a, b in zip(bounds, bounds[1:], strict=False) if a < b]
@@ -159,8 +191,20 @@ def _about(words: list[str], own: int) -> bool:
     framing = LABELS if _labelled(words) else REQUESTING
     framed, person = any(w in framing for w in words), bool(_PERSONS.intersection(words))
     if _asks(words):
-        return framed and (person or own <= 2)
+        return (framed and (person or own <= 2)) or (own <= 1 and bool(_ADDRESSED.intersection(words)))
     return framed or person or (own == 0 and sum(w[0].isalnum() for w in words) > 1)
+
+
+def _telling(words: list[str]) -> bool:
+    """Whether nothing in a sentence asks ("For each, tell me the date" does; "how to" does not)."""
+    return not _asks(words) and not any(w in _ORDERS or (w in _WH_WORDS and words[i + 1:i + 2] != ["to"])
+                                        for i, w in enumerate(words))
+
+
+def _remark(words: list[str], before: list[str]) -> bool:
+    """A sentence in brackets after one that ended ("...? (nothing fancy, raw numbers are fine)"); not a
+    sentence's closing remark ("... the highest price (in USD).")."""
+    return before[-1] in _ENDS and words[0] == "(" and ")" in words[-2:] and words.count("(") == 1
 
 
 def _signed(words: list[str]) -> bool:
@@ -204,19 +248,24 @@ def _lead_end(toks: list[tuple[int, int, str]]) -> int:
     """How many leading tokens are a wrapping: the last cut point of the run of allowed tokens, where the run
     so far holds a framing word and a clause mark ends it, or a word only chat uses and a word that asks
     follows; a content word must be left."""
-    cut, framed, chat = 0, False, False
+    cut, framed, chat, person = 0, False, False, False
     for i, (_, _, w) in enumerate(toks):
         if w not in _ALLOWED:
             break
         framed = framed or w in FRAMING
         chatting = chat or w in _CHAT  # a chat word since the last mark
         chat = chatting and w not in _BOUNDARY
+        person = (person or w in _SPEAKING) and w not in _BOUNDARY
         after_to = w in _COMMANDING and i > 0 and toks[i - 1][2] == "to"
         nxt = toks[i + 1][2] if i + 1 < len(toks) else ""
         marked = framed and ((w in _BOUNDARY and nxt in _STARTS) or after_to)
-        chatted = chatting and nxt in _WH  # "hey can u tell me how many", "quick q: how many"
-        if marked or chatted:
+        # "hey can u tell me how many", "quick q: how many", "I was wondering how many"
+        then = toks[i + 2][2] if i + 2 < len(toks) else ""
+        chatted = (chatting and nxt in _WH) or (person and nxt in _WH_WORDS and then != "to")
+        if marked:
             cut = i + 1
+        elif chatted:  # "can you tell me under what ...": the preposition is the question's
+            cut = i if w in _PREPOSITIONS else i + 1
     return cut if any(_content(w) for _, _, w in toks[cut:]) else 0
 
 

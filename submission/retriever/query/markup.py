@@ -1,0 +1,63 @@
+"""The text of a request pasted with its markup: a JSON body, HTML tags, e-mail quote marks and emoji.
+
+Users paste what their tools hold: an API call's body ('{"messages": [{"role": "user", "content": "..."}]}'),
+a chat widget's HTML ("<p>...</p>"), a reply that quotes the question ("> How many ...?"), a message with
+emoji. The markup's words ("role", "content", "div", "class") would count as terms and the emoji as
+tokens that end no clause; what is left is read by query/request.py like any other request.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import unicodedata
+
+#: An HTML tag ("<p>", "</div>", '<div class="msg">', "<br/>"): a letter follows "<" at once, so a
+#: comparison ("age < 30", "<30") is not one.
+_TAG = re.compile(r"</?[A-Za-z][A-Za-z0-9-]*(?:\s[^<>]*)?/?>")
+#: A tag that opens or closes the whole text: only then is it the page's markup rather than a value's own
+#: ('the paper "... of the <I>TPEF/HPP1</I> Gene"').
+_FRAMING_TAG = re.compile(rf"^\s*{_TAG.pattern}|{_TAG.pattern}\s*$")
+#: The marks a reply quotes a message's lines with ("> How many ...?"), and those of a list's items ("- ",
+#: "2. ") and of SQL comments ("-- ") at a line's start.
+_QUOTED = re.compile(r"(?m)^[ \t]*(?:(?:>[ \t]?)+|(?:[-*\u2022]|--|\d{1,2}[.)])[ \t]+)")
+#: Joiners and variation selectors that hold emoji together.
+_JOINERS = frozenset("\u200d\ufe0e\ufe0f")
+
+
+def unwrap(text: str) -> str:
+    """The text inside its markup, or the text itself where it has none."""
+    body = _json_text(text)
+    if _FRAMING_TAG.search(body):
+        body = _TAG.sub(" ", body)
+    body = _QUOTED.sub("", body)
+    return "".join(" " if _symbol(c) else c for c in body)
+
+
+def _json_text(text: str) -> str:
+    """The longest string of a JSON body with words in it: the question a tool's request carries, whatever
+    its keys are named ("question", "content", "prompt")."""
+    stripped = text.strip()
+    if not stripped.startswith(("{", "[")):
+        return text
+    try:
+        body = json.loads(stripped)
+    except ValueError:
+        return text
+    strings = sorted(_strings(body), key=lambda s: (-len(s), s))
+    return next((s for s in strings if sum(w.isalpha() for w in s.split()) > 1), text)
+
+
+def _strings(value: object) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict):
+        return [s for v in value.values() for s in _strings(v)]
+    if isinstance(value, list):
+        return [s for v in value for s in _strings(v)]
+    return []
+
+
+def _symbol(char: str) -> bool:
+    """An emoji or other pictograph ("🙏", "📊"), which names nothing; math and currency signs stay."""
+    return unicodedata.category(char) == "So" or char in _JOINERS

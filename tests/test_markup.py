@@ -1,0 +1,34 @@
+"""A request's markup (a JSON body, HTML around it, quote and list marks, emoji) is not read as words."""
+
+from __future__ import annotations
+
+import pytest
+
+from retriever.query.markup import unwrap
+
+
+@pytest.mark.parametrize(("pasted", "text"), [
+    ('{"model": "m", "messages": [{"role": "user", "content": "How many pets are there?"}], "temperature": 0}',
+     "How many pets are there?"),
+    ('{"question": "How many pets?", "dialect": "mysql", "explain": false}', "How many pets?"),
+    ('<div class="msg"><b>Question:</b> How many pets?<br></div>', "Question: How many pets?"),
+    ("> How many pets?\n> Thanks!", "How many pets?\nThanks!"),
+    ("1. How many pets?\n2. (more to come)", "How many pets?\n(more to come)"),
+    ("- How many pets?\n-- write it below", "How many pets?\nwrite it below"),
+    ("\U0001f64f How many pets? \U0001f914\U0001f4ca", "How many pets?"),
+])
+def test_markup_goes(pasted: str, text: str) -> None:
+    assert " ".join(unwrap(pasted).split()) == " ".join(text.split())
+
+
+@pytest.mark.parametrize("written", [
+    "How many pets are older than 3?",
+    "Which pets have age <30 or weight > 10?",  # comparisons are no tags
+    'Who wrote "Hypermethylation of the <I>TPEF/HPP1</I> Gene"?',  # a value's own markup, inside the text
+    "{not json} How many pets?",
+    '["1", "2"]',  # a JSON body with no words keeps its text
+    "What is the price in $ and in \u20ac?",  # currency signs are no emoji
+    "List the top-3 pets - by age.",
+])
+def test_plain_text_is_left_as_it_is(written: str) -> None:
+    assert unwrap(written) == written
