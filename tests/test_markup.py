@@ -18,7 +18,21 @@ from retriever.query.markup import unwrap
     ("\U0001f64f How many pets? \U0001f914\U0001f4ca", "How many pets?"),
 ])
 def test_markup_goes(pasted: str, text: str) -> None:
-    assert " ".join(unwrap(pasted).split()) == " ".join(text.split())
+    assert " ".join(unwrap(pasted, _asks).split()) == " ".join(text.split())
+
+
+def _asks(text: str) -> bool:
+    return text.rstrip().endswith("?")
+
+
+@pytest.mark.parametrize(("pasted", "text"), [
+    ("Requester: Ops\nPriority: Low\nDescription: How many pets?\nDue: Friday", "How many pets?"),
+    ("[DATA-REQ] How many pets?\nPriority: Low\nRequested by: Ops", "[DATA-REQ] How many pets?"),
+    ("@data-help How many pets? :pray:", "How many pets?"),
+    ("/* TODO: How many pets? */", "TODO: How many pets?"),
+])
+def test_forms_and_chat_marks_go(pasted: str, text: str) -> None:
+    assert " ".join(unwrap(pasted, _asks).split()) == " ".join(text.split())
 
 
 @pytest.mark.parametrize("written", [
@@ -29,6 +43,9 @@ def test_markup_goes(pasted: str, text: str) -> None:
     '["1", "2"]',  # a JSON body with no words keeps its text
     "What is the price in $ and in \u20ac?",  # currency signs are no emoji
     "List the top-3 pets - by age.",
+    "Priority: Low\nOwner: Ops",  # a form with no field that asks
+    "At 12:30:45, which pets were fed?",  # a time, not an emoji code
+    "Which pets belong to ana@example.com?",  # an address, not a mention
 ])
 def test_plain_text_is_left_as_it_is(written: str) -> None:
-    assert unwrap(written) == written
+    assert unwrap(written, _asks) == written

@@ -80,6 +80,24 @@ QUESTION = "Show names for all aircrafts of which John Williams has certificates
     ("<p>How many pets are there?</p>", "How many pets are there?"),
     ("Forwarding this:\n> How many pets are there?\nCan someone take this?", "How many pets are there?"),
     ("\U0001f64f How many pets are there? \U0001f914\U0001f4ca", "How many pets are there?"),
+    # Tools and dialects; lead-ins about the request; a quoted question; forms; chat marks; voice assistants.
+    ("Snowflake syntax please. What are the names of pets older than 2?", "What are the names of pets older than 2?"),
+    ("Building a Power BI report and need a DAX measure for this: How many pets are there?",
+     "How many pets are there?"),
+    ("HiveQL version needed \u2014 Return the number of pets. Our cluster is still on Hive 2.x.",
+     "HiveQL version needed \u2014 Return the number of pets."),
+    ('Can you write me a query that answers "How many pets are there?" \u2014 please add comments.',
+     "How many pets are there?"),
+    ("Requester: Finance Ops\nPriority: Medium\nDescription: How many pets are there?\nDue: end of week",
+     "How many pets are there?"),
+    ('request:\n  type: query\n  question: "List the names of all pets."\n  output: table\n',
+     "List the names of all pets."),
+    ("@data-help What are the names of the pets? :pray:", "What are the names of the pets?"),
+    ("/* TODO: Which pets are the oldest? */", "Which pets are the oldest?"),
+    ("Alexa, ask my data assistant how many pets there are", "how many pets there are"),
+    ("I was wondering, how many pets are there?", "how many pets are there?"),
+    ("Just curious, how many pets are there? :)", "how many pets are there?"),
+    ("```\nHow many pets are there?\n```", "How many pets are there?"),
 ])
 def test_a_wrapping_is_cut(asked: str, meant: str) -> None:
     assert core(asked) == meant
@@ -123,9 +141,19 @@ def test_a_wrapping_is_cut(asked: str, meant: str) -> None:
     "Tell me how many plane trips there are in total.",  # "Tell me how" is how a question starts
     "What did order 33 cost, and how urgent was it?",
     'Who wrote "Hypermethylation of the <I>TPEF/HPP1</I> Gene"?',  # a value's own markup
+    'Tell the number of studies that contained the query \u201cWhat country do you work in?\u201d.',
+    "Where can I find the movie list of the year?",
+    "Who is the someone whose age is below 30?",
+    "Give the city of the user who tweeted `One of our stories is @FINRA_News's move to the cloud`.",
 ])
 def test_a_question_as_written_is_left_as_it_is(asked: str) -> None:
     assert core(asked) == asked
+
+
+def test_a_quoted_question_is_kept_whole() -> None:
+    """A question in quotes is a sentence that asks, so the request around it is what goes."""
+    asked = 'Customer ticket #48213 \u2014 customer asks: "How many pets are there?" Please advise before I reply.'
+    assert "How many pets are there?" in core(asked)
 
 
 def test_the_wrapped_question_gets_the_same_answer(mini_index_dir: Path) -> None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import re
 import unicodedata
+from collections.abc import Callable
 
 #: An HTML tag ("<p>", "</div>", '<div class="msg">', "<br/>"): a letter follows "<" at once, so a
 #: comparison ("age < 30", "<30") is not one.
@@ -21,16 +22,26 @@ _FRAMING_TAG = re.compile(rf"^\s*{_TAG.pattern}|{_TAG.pattern}\s*$")
 #: The marks a reply quotes a message's lines with ("> How many ...?"), and those of a list's items ("- ",
 #: "2. ") and of SQL comments ("-- ") at a line's start.
 _QUOTED = re.compile(r"(?m)^[ \t]*(?:(?:>[ \t]?)+|(?:[-*\u2022]|--|\d{1,2}[.)])[ \t]+)")
+#: A chat's mention that opens a line ("@data-help ..."; not one inside a quoted tweet) and its emoji codes
+#: (":pray:", ":thinking_face:"; not a time, "12:30:45") and emoticons (":)"), a SQL block comment's marks
+#: ("/* ... */") and a code block's fences ("```").
+_CHAT_MARKS = re.compile(r"(?m)^[ \t]*@\w[\w.-]*|(?<![\w:]):[a-z][a-z0-9_+-]*:(?![\w:])|/\*|\*/|```+"
+                         r"|(?<![\w:;])[:;]-?[()DPp](?![\w()])")
+#: A form's or a ticket's field on a line of its own ("Priority: Medium", "  question: ..."): its name is
+#: at most three words.
+_FIELD = re.compile(r"^[ \t]*[A-Za-z][\w#-]*(?:[ \t]+[\w#-]+){0,2}[ \t]*:(?:[ \t]+(.*\S))?[ \t]*$")
 #: Joiners and variation selectors that hold emoji together.
 _JOINERS = frozenset("\u200d\ufe0e\ufe0f")
 
 
-def unwrap(text: str) -> str:
-    """The text inside its markup, or the text itself where it has none."""
-    body = _json_text(text)
+def unwrap(text: str, asks: Callable[[str], bool]) -> str:
+    """The text inside its markup, or the text itself where it has none; `asks` tells a form's field that
+    asks from one that does not."""
+    body = _fields(_json_text(text), asks)
     if _FRAMING_TAG.search(body):
         body = _TAG.sub(" ", body)
     body = _QUOTED.sub("", body)
+    body = _CHAT_MARKS.sub(" ", body)
     return "".join(" " if _symbol(c) else c for c in body)
 
 
@@ -46,6 +57,19 @@ def _json_text(text: str) -> str:
         return text
     strings = sorted(_strings(body), key=lambda s: (-len(s), s))
     return next((s for s in strings if sum(w.isalpha() for w in s.split()) > 1), text)
+
+
+def _fields(text: str, asks: Callable[[str], bool]) -> str:
+    """Where most of the text's lines are a form's fields ("Requester: Finance Ops\nPriority: Medium\n
+    Description: How many ...?\nDue: Friday", a YAML body), the text without the fields that do not ask and
+    the names of those that do."""
+    lines = [line for line in text.splitlines() if line.strip()]
+    fields = [_FIELD.match(line) for line in lines]
+    if sum(f is not None for f in fields) < 2 or 2 * sum(f is not None for f in fields) <= len(lines):
+        return text
+    kept = [line if f is None else f.group(1) for line, f in zip(lines, fields, strict=True)
+            if f is None or (f.group(1) and asks(f.group(1)))]
+    return "\n".join(kept) if any(asks(line) for line in kept) else text
 
 
 def _strings(value: object) -> list[str]:

@@ -28,6 +28,8 @@ from .markup import unwrap
 #: "Best regards, Dana").
 REQUESTING = frozenset(
     """sql sqlite mysql postgres postgresql tsql mssql sqlserver mariadb bigquery redshift duckdb clickhouse trino
+    snowflake databricks spark hive hiveql oracle plsql db2 teradata pandas dplyr excel dax tableau looker
+    metabase powerbi notebook jupyter siri alexa cortana
     query queries database databases db schema schemas dataset datasets cte ctes subquery subqueries dataframe
     dataframes commentary thanks thank thx ty tia appreciated hi hello hey dear assistant regards sincerely
     cheers sorry sry apologies inst asap eod fyi fwd forwarded forwarding csv json xlsx""".split()
@@ -37,22 +39,23 @@ FRAMING = REQUESTING | frozenset("records tables question request task help join
 #: The labels of prompt templates and chat turns ("### Instruction:", "Input:", "Q:", "A:", "Response:"): a
 #: label made of one of them is about the request.
 LABELS = FRAMING | frozenset(
-    "instruction instructions input output response answer prompt context system user human ai bot q a".split())
+    "instruction instructions input output response answer prompt context system user human ai bot q a todo".split())
 #: Words only chat uses: with no mark to end a clause on, a leading run holding one is cut before a word that
 #: asks ("hey can u tell me how many ..."), and a trailing run of _CLOSING words is cut whole ("... thx lol").
 _CHAT = frozenset(
-    "hey hi hello yo um umm uh uhh er erm hmm ok okay u ur pls plz thx thanks ty tia lol btw quick basically".split())
+    """hey hi hello yo um umm uh uhh er erm hmm ok okay u ur pls plz thx thanks ty tia lol btw quick basically
+    curious wondering""".split())
 _CLOSING = frozenset("thx thanks thank ty tia lol pls plz please cheers asap".split())
 _SIGNING = frozenset("regards sincerely faithfully truly cheers thanks thank wishes best".split())
 _SIGNING_STARTS = _SIGNING | {"kind", "warm", "warmest", "many", "with", "all", "yours"}
 #: Words a request's wrapping is made of besides function, command and chat words.
 WRAPPING = frozenset(
-    """write generate create produce build compose translate convert turn answer answers respond reply lot much
-    know like want need needed wondering wonder curious ask asking appreciate advance following below use using
-    based given according looking data information info table statement statements select standard single join code
-    explanation comments text t note good morning afternoon evening quick simple output result results plain
-    english correct proper sure team everyone folks look check run execute let lets could would will shall might
-    i'm i'd i've we're let's here's it's that's manager boss colleague actually q syntax""".split()
+    """write generate create produce build compose translate convert turn answer answers respond reply lot much know
+    like want wants wanted need needs needed wondering wonder curious ask asking appreciate advance following
+    below use using based given according looking data information info table statement statements select standard
+    single join code explanation comments text t note good morning afternoon evening quick simple output result
+    results plain english correct proper sure team everyone folks look check run execute let lets could would will
+    shall might i'm i'd i've we're let's here's it's that's manager boss colleague actually q syntax""".split()
 )
 #: How a question starts: a leading wrapping is cut only before one, so a clause of the question itself
 #: ("What are the records, sorted by date?") is never taken for one.
@@ -60,16 +63,17 @@ _STARTS = STOPWORDS - {"a", "an", "the", "this", "that", "these", "those"} | COM
 _COMMANDING = COMMANDS | {w + "s" for w in COMMANDS} | {"retrieve", "fetch", "retrieves", "fetches"}
 #: Marks a clause ends at: a wrapping is cut after one (leading) or before what follows one (trailing).
 _BOUNDARY = frozenset(":,.!?;-()[]{}<>|/*`\u2013\u2014")
-_ALLOWED = STOPWORDS | FRAMING | WRAPPING | _CHAT | _CLOSING | _COMMANDING | _BOUNDARY
 #: Marks a sentence (or a label: "User request:") ends at.
 _ENDS = frozenset(".!?:")
 #: Words a user speaks of themselves or the assistant with: a sentence holding one that does not ask is
 #: about the request ("I'm new to SQL.", "My manager wants a number.").
 _PERSONS = frozenset("""i i'm i'd i've i'll im idk me my myself we we're we've our us you you're your u ur
     someone anyone somebody anybody""".split())
+_ALLOWED = STOPWORDS | FRAMING | WRAPPING | _CHAT | _CLOSING | _COMMANDING | _BOUNDARY | _PERSONS
 #: The persons a request speaks as or to ("I was wondering how", "can you tell me how"): "Tell me how many"
 #: is how a question starts.
-_SPEAKING = _PERSONS - {"me", "my", "myself", "us", "our"}
+_SPEAKING = _PERSONS - {"me", "my", "myself", "us", "our", "someone", "somebody"}
+_WE = frozenset("we we're we've".split())
 _ADDRESSED = frozenset("you you're u someone anyone somebody anybody".split())
 #: How a sentence that asks starts, after a word of _LEADING ("Please list", "So how many").
 _QUESTION_STARTS = frozenset(
@@ -79,12 +83,15 @@ _QUESTION_STARTS = frozenset(
 #: those born there."): a sentence with one is not told apart from the question.
 _ORDERS = _COMMANDING | frozenset("among name order sort include rank group state mean meant".split())
 _PREPOSITIONS = frozenset("in for under of from at on by with during since after before between".split())
-_LEADING = frozenset("please so ok okay and now then also just kindly".split())
+_LEADING = frozenset("please so ok okay and but now then also just kindly".split())
+_CLAUSE_MARKS = frozenset(",:;-\u2013\u2014")
 #: The words a sentence that asks starts with, as a chat run is cut before one.
 _WH_WORDS = frozenset("what which who whom whose when where why how".split())
 _WH = _WH_WORDS | _COMMANDING
 #: Abbreviations a full stop does not end a sentence after ("Mrs. Joye Homenick").
 _TITLES = frozenset("mr mrs ms dr prof st jr sr mt ft no vs etc".split())
+_QUOTES = frozenset("\"'\u201c\u201d")
+_QUOTE = re.compile(r'"([^"]+)"|\u201c([^\u201c\u201d]+)\u201d')
 _TOKEN = re.compile(r"[^\W_]+(?:['\u2019][^\W_]+)?|[^\w\s]")
 
 
@@ -92,9 +99,23 @@ def core(question: str) -> str:
     """The question without a leading and a trailing wrapping and without its sentences about the request
     (see the module's docstring). The clauses go first, so a sentence that asks is judged without its
     wrapping ("Using the tables in our database, who ...?"), and again after, for what the sentences hid."""
-    text = normalize(unwrap(question))
-    cut = _clauses(_asking(_clauses(text)))
+    text = normalize(unwrap(question, _asks_text))
+    cut = _quoted(_clauses(_asking(_clauses(text))))
     return question if cut == normalize(question) else cut.strip()
+
+
+def _quoted(text: str) -> str:
+    """The question a request quotes ('Can you write me a query that answers "How many ...?" — add comments.',
+    '"How many ...?"'): the one quote in the text, one that asks, outside which are the request's words only."""
+    quotes = list(_QUOTE.finditer(text))
+    if len(quotes) != 1:
+        return text
+    inside = quotes[0].group(1) or quotes[0].group(2)
+    outside = [w for _, _, w in _tokens(text[:quotes[0].start()] + " " + text[quotes[0].end():])]
+    words = [w for _, _, w in _tokens(inside)]
+    bare = not any(w[0].isalnum() for w in outside)
+    requested = any(w in REQUESTING for w in outside) and sum(_own(w) for w in outside) <= 1
+    return inside if len(words) > 3 and _asks(words) and (bare or requested) else text
 
 
 def _clauses(text: str) -> str:
@@ -135,10 +156,10 @@ def _asking(text: str) -> str:
     # asks and it is about the request, speaks of its user ("I keep getting a different number.") or is a
     # remark in brackets; so does a question to the assistant ("Can someone take this?").
     asking = any(not a and n > 0 and _asks(ws) for ws, n, a in zip(sentences, own, about, strict=True))
-    before = [[""], *sentences[:-1]]
-    told = [asking and ((a and bool(_ADDRESSED.intersection(ws)))
+    before, after = [[""], *sentences[:-1]], [*sentences[1:], [""]]
+    told = [asking and ((a and bool(_ADDRESSED.intersection(ws))) or _lead_in(ws, nxt)
                         or (_telling(ws) and (a or (n <= 6 and bool(_PERSONS.intersection(ws))) or _remark(ws, last))))
-            for ws, n, a, last in zip(sentences, own, about, before, strict=True)]
+            for ws, n, a, last, nxt in zip(sentences, own, about, before, after, strict=True)]
     kept = [span for span, n, a, t in zip(spans, own, about, told, strict=True) if not (t or (a and n < most))]
     if len(kept) == len(spans):
         return text
@@ -158,7 +179,10 @@ def _sentences(text: str, toks: list[tuple[int, int, str]]) -> list[tuple[int, i
         colon = quoted and toks[i][2] == ":"
         titled = (i > 0 and toks[i][2] == "." and "\n" not in text[toks[i][1]:toks[i + 1][0]]
                   and (toks[i - 1][2] in _TITLES or len(toks[i - 1][2]) == 1 and text[toks[i - 1][0]].isupper()))
-        if _ends(text, toks[i], toks[i + 1]) and not colon and not titled:
+        # '..."? Please advise': a quote closed after the mark ends the sentence too
+        closed = toks[i][2] == '"' and not quoted and i > 0 and toks[i - 1][2] in ".!?"
+        ending = _ends(text, toks[i], toks[i + 1]) or (closed and _ends(text, toks[i - 1][:2] + ("?",), toks[i + 1]))
+        if ending and not colon and not titled:
             ends.append(i + 1)
     last = len(toks) - 1 if toks and toks[-1][2] in ".!?" else len(toks)
     if last > 0 and toks[last - 1][2] == ")":
@@ -190,8 +214,9 @@ def _about(words: list[str], own: int) -> bool:
         return False
     framing = LABELS if _labelled(words) else REQUESTING
     framed, person = any(w in framing for w in words), bool(_PERSONS.intersection(words))
-    if _asks(words):
-        return (framed and (person or own <= 2)) or (own <= 1 and bool(_ADDRESSED.intersection(words)))
+    if _asks(words):  # "we" asks of the data ("How many singers do we have in Hive?")
+        speaking = bool(_SPEAKING.intersection(words) - _WE)
+        return (framed and (speaking or own <= 2)) or (own <= 1 and bool(_ADDRESSED.intersection(words)))
     return framed or person or (own == 0 and sum(w[0].isalnum() for w in words) > 1)
 
 
@@ -199,6 +224,13 @@ def _telling(words: list[str]) -> bool:
     """Whether nothing in a sentence asks ("For each, tell me the date" does; "how to" does not)."""
     return not _asks(words) and not any(w in _ORDERS or (w in _WH_WORDS and words[i + 1:i + 2] != ["to"])
                                         for i, w in enumerate(words))
+
+
+def _lead_in(words: list[str], following: list[str]) -> bool:
+    """A lead-in about the request before a sentence that starts to ask ("Building a Power BI report and need a
+    DAX measure for this: How many ...?"); not a title's ("Singers: How many ...?")."""
+    first = next((w for w in following if w not in _LEADING), "")
+    return words[-1] == ":" and first in _QUESTION_STARTS and any(w in REQUESTING for w in words)
 
 
 def _remark(words: list[str], before: list[str]) -> bool:
@@ -236,8 +268,20 @@ def _own(word: str) -> bool:
 
 
 def _asks(words: list[str]) -> bool:
-    first = next((w for w in words if w not in _LEADING), "")
-    return words[-1] == "?" or first in _QUESTION_STARTS
+    """A sentence asks where it ends with a question mark, starts as a question does, or a word that asks
+    follows a clause mark in it ("For each, tell me the date", "HiveQL version needed — Return the number")."""
+    marks = [w for w in words if w not in _QUOTES]  # '"How many ...?"'
+    return (bool(marks) and marks[-1] == "?" or _next_word(words) in _QUESTION_STARTS
+            or any(w in _CLAUSE_MARKS and _next_word(words[i + 1:]) in _WH for i, w in enumerate(words)))
+
+
+def _next_word(words: list[str]) -> str:
+    return next((w for w in words if w not in _LEADING and w not in _QUOTES), "")
+
+
+def _asks_text(text: str) -> bool:
+    words = [w for _, _, w in _tokens(text.strip("\"'"))]
+    return bool(words) and _asks(words)
 
 
 def _content(word: str) -> bool:
@@ -255,13 +299,16 @@ def _lead_end(toks: list[tuple[int, int, str]]) -> int:
         framed = framed or w in FRAMING
         chatting = chat or w in _CHAT  # a chat word since the last mark
         chat = chatting and w not in _BOUNDARY
-        person = (person or w in _SPEAKING) and w not in _BOUNDARY
+        # a person, or a word of the request, since the last mark ("Alexa, ask my data assistant how many",
+        # "I was wondering, how many")
+        speaking = person or w in _SPEAKING or w in REQUESTING
+        person = speaking and w not in _BOUNDARY
         after_to = w in _COMMANDING and i > 0 and toks[i - 1][2] == "to"
         nxt = toks[i + 1][2] if i + 1 < len(toks) else ""
         marked = framed and ((w in _BOUNDARY and nxt in _STARTS) or after_to)
         # "hey can u tell me how many", "quick q: how many", "I was wondering how many"
         then = toks[i + 2][2] if i + 2 < len(toks) else ""
-        chatted = (chatting and nxt in _WH) or (person and nxt in _WH_WORDS and then != "to")
+        chatted = (chatting and nxt in _WH) or (speaking and nxt in _WH_WORDS and then != "to")
         if marked:
             cut = i + 1
         elif chatted:  # "can you tell me under what ...": the preposition is the question's
