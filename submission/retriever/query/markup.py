@@ -1,9 +1,10 @@
-"""The text of a request pasted with its markup: a JSON body, HTML tags, e-mail quote marks and emoji.
+"""The text of a request pasted with its markup: a JSON body, HTML tags, a form's fields, quote marks, emoji.
 
 Users paste what their tools hold: an API call's body ('{"messages": [{"role": "user", "content": "..."}]}'),
-a chat widget's HTML ("<p>...</p>"), a reply that quotes the question ("> How many ...?"), a message with
-emoji. The markup's words ("role", "content", "div", "class") would count as terms and the emoji as
-tokens that end no clause; what is left is read by query/request.py like any other request.
+a chat widget's HTML ("<p>...</p>"), a ticket ("Priority: Medium\nDescription: How many ...?"), a reply that
+quotes the question ("> How many ...?"), a chat message with mentions and emoji ("@data-help ... :pray:").
+The markup's words ("role", "content", "div", "priority") would count as terms and the emoji as tokens that
+end no clause; what is left is read by query/request.py like any other request.
 """
 
 from __future__ import annotations

@@ -10,11 +10,16 @@ where the question keeps words of its own. Whole sentences about the request rat
 working on a report.", "Assume PostgreSQL syntax.", "Could you give me the SQL?") go where a sentence that
 is not holds more words of its own; a label of a prompt template or a chat turn ("### Input:", "Q:", "A:",
 "Assistant:", "## Question", "<|user|>") is such a sentence, and a letter's close ends the letter ("Best
-regards, Dana"). A line break before a capital and a question mark before any word end a sentence too. Chat
-with no mark to cut at loses a leading run with a word only chat uses before a word that asks ("hey can u
-tell me how many ...") and a trailing run of thanks ("... thx lol"). None of the benchmarks' questions as
-written is changed (one of BIRD's 9,428: "In the database, how many ..."), nor any of their reworded and
-paraphrased copies.
+regards, Dana"). Beside a sentence that asks, one in which nothing asks goes whatever the question's length
+where it is about the request, speaks of its user ("I keep getting a different number from the
+dashboard.") or is a remark in brackets, and so does a question to the assistant ("Can someone take
+this?"). A line break before a capital and a question mark before any word end a sentence too. Chat with
+no mark to cut at loses a leading run with a word only chat uses, a person or a request's word before a
+word that asks ("hey can u tell me how many ...", "I was wondering, how many ...") and a trailing run of
+thanks ("... thx lol"); a question quoted in a request is taken from it. Markup around the text (a JSON
+body, HTML, a form's fields, quote and list marks, emoji) is read through first (query/markup.py). None of
+the benchmarks' questions as written is changed (one of BIRD's 9,428: "In the database, how many ..."), nor
+any of their reworded and paraphrased copies.
 """
 
 from __future__ import annotations
@@ -98,7 +103,8 @@ _TOKEN = re.compile(r"[^\W_]+(?:['\u2019][^\W_]+)?|[^\w\s]")
 def core(question: str) -> str:
     """The question without a leading and a trailing wrapping and without its sentences about the request
     (see the module's docstring). The clauses go first, so a sentence that asks is judged without its
-    wrapping ("Using the tables in our database, who ...?"), and again after, for what the sentences hid."""
+    wrapping ("Using the tables in our database, who ...?"), and again after, for what the sentences hid;
+    a quoted question last, once the request around it is all that is left."""
     text = normalize(unwrap(question, _asks_text))
     cut = _quoted(_clauses(_asking(_clauses(text))))
     return question if cut == normalize(question) else cut.strip()
