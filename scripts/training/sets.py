@@ -154,7 +154,8 @@ def evidence_digest() -> str:
                     "index/documents.py", "index/text.py", "query/fusion.py", "index/lexical.py", "index/thesaurus.py",
                     "index/wordnet.py", "index/spelling.py", "index/abbreviations.py", "embedders/minilm.py",
                     "embedders/onnx_graph.py", "runtime.py", "backends/stage1.py", "index/people.py",
-                    "index/vocabulary.py", "query/request.py", "query/markup.py"))
+                    "index/vocabulary.py", "query/request.py", "query/markup.py",
+                    "query/sentences.py", "query/wording.py"))
 
 
 def index_digest(index_dir: Path) -> str:
@@ -171,7 +172,8 @@ def code_digest() -> str:
                     "query/adapter.py",
                     "index/documents.py", "index/text.py", "query/fusion.py", "index/lexical.py", "index/thesaurus.py",
                     "index/wordnet.py", "index/spelling.py", "index/abbreviations.py", "index/links.py",
-                    "index/people.py", "query/request.py", "query/markup.py"))
+                    "index/people.py", "query/request.py", "query/markup.py",
+                    "query/sentences.py", "query/wording.py"))
 
 
 def _digest(names: Sequence[str]) -> str:

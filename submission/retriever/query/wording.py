@@ -1,0 +1,107 @@
+"""The words and marks a request around a question is made of, shared by its clause and sentence cuts.
+
+query/request.py cuts a leading or trailing wrapping at a clause mark; query/sentences.py drops whole
+sentences about the request. Both read the same word lists: which words only a request uses, which speak of
+a person, which ask; each list is kept here once.
+"""
+
+from __future__ import annotations
+
+import re
+
+from ..index.text import COMMANDS, STOPWORDS
+
+#: Words only a request around a question uses, even in a sentence of its own ("Assume PostgreSQL syntax.",
+#: "Best regards, Dana").
+REQUESTING = frozenset(
+    """sql sqlite mysql postgres postgresql tsql mssql sqlserver mariadb bigquery redshift duckdb clickhouse trino
+    snowflake databricks spark hive hiveql oracle plsql db2 teradata pandas dplyr excel dax tableau looker
+    metabase powerbi notebook jupyter siri alexa cortana
+    query queries database databases db schema schemas dataset datasets cte ctes subquery subqueries dataframe
+    dataframes commentary thanks thank thx ty tia appreciated hi hello hey dear assistant regards sincerely
+    cheers sorry sry apologies inst asap eod fyi fwd forwarded forwarding csv json xlsx""".split()
+)
+#: Words a request around a question uses: one of them must be in a clause that is cut.
+FRAMING = REQUESTING | frozenset("records tables question request task help joins asked".split())
+#: The labels of prompt templates and chat turns ("### Instruction:", "Input:", "Q:", "A:", "Response:"): a
+#: label made of one of them is about the request.
+LABELS = FRAMING | frozenset(
+    "instruction instructions input output response answer prompt context system user human ai bot q a todo".split())
+#: Words only chat uses: with no mark to end a clause on, a leading run holding one is cut before a word that
+#: asks ("hey can u tell me how many ..."), and a trailing run of CLOSING words is cut whole ("... thx lol").
+CHAT = frozenset(
+    """hey hi hello yo um umm uh uhh er erm hmm ok okay u ur pls plz thx thanks ty tia lol btw quick basically
+    curious wondering""".split())
+CLOSING = frozenset("thx thanks thank ty tia lol pls plz please cheers asap".split())
+SIGNING = frozenset("regards sincerely faithfully truly cheers thanks thank wishes best".split())
+SIGNING_STARTS = SIGNING | {"kind", "warm", "warmest", "many", "with", "all", "yours"}
+#: Words a request's wrapping is made of besides function, command and chat words.
+WRAPPING = frozenset(
+    """write generate create produce build compose translate convert turn answer answers respond reply lot much know
+    like want wants wanted need needs needed wondering wonder curious ask asking appreciate advance following
+    below use using based given according looking data information info table statement statements select standard
+    single join code explanation comments text t note good morning afternoon evening quick simple output result
+    results plain english correct proper sure team everyone folks look check run execute let lets could would will
+    shall might i'm i'd i've we're let's here's it's that's manager boss colleague actually q syntax""".split()
+)
+#: How a question starts: a leading wrapping is cut only before one, so a clause of the question itself
+#: ("What are the records, sorted by date?") is never taken for one.
+STARTS = STOPWORDS - {"a", "an", "the", "this", "that", "these", "those"} | COMMANDS | {"name", "among"}
+COMMANDING = COMMANDS | {w + "s" for w in COMMANDS} | {"retrieve", "fetch", "retrieves", "fetches"}
+#: Marks a clause ends at: a wrapping is cut after one (leading) or before what follows one (trailing).
+BOUNDARY = frozenset(":,.!?;-()[]{}<>|/*`\u2013\u2014")
+#: Marks a sentence (or a label: "User request:") ends at.
+ENDS = frozenset(".!?:")
+#: Words a user speaks of themselves or the assistant with: a sentence holding one that does not ask is
+#: about the request ("I'm new to SQL.", "My manager wants a number.").
+PERSONS = frozenset("""i i'm i'd i've i'll im idk me my myself we we're we've our us you you're your u ur
+    someone anyone somebody anybody""".split())
+ALLOWED = STOPWORDS | FRAMING | WRAPPING | CHAT | CLOSING | COMMANDING | BOUNDARY | PERSONS
+#: The persons a request speaks as or to ("I was wondering how", "can you tell me how"): "Tell me how many"
+#: is how a question starts.
+SPEAKING = PERSONS - {"me", "my", "myself", "us", "our", "someone", "somebody"}
+WE = frozenset("we we're we've".split())
+ADDRESSED = frozenset("you you're u someone anyone somebody anybody".split())
+#: How a sentence that asks starts, after a word of LEADING ("Please list", "So how many").
+QUESTION_STARTS = frozenset(
+    """what which who whom whose when where why how is are was were do does did can could would will should has
+    have had among name order sort include rank group state""".split()) | COMMANDING
+#: The words that ask or say what the question means anywhere in a sentence ("..., and state the code", "I mean
+#: those born there."): a sentence with one is not told apart from the question.
+ORDERS = COMMANDING | frozenset("among name order sort include rank group state mean meant".split())
+PREPOSITIONS = frozenset("in for under of from at on by with during since after before between".split())
+LEADING = frozenset("please so ok okay and but now then also just kindly".split())
+CLAUSE_MARKS = frozenset(",:;-\u2013\u2014")
+#: The words a sentence that asks starts with, as a chat run is cut before one.
+WH_WORDS = frozenset("what which who whom whose when where why how".split())
+WH = WH_WORDS | COMMANDING
+#: Abbreviations a full stop does not end a sentence after ("Mrs. Joye Homenick").
+TITLES = frozenset("mr mrs ms dr prof st jr sr mt ft no vs etc".split())
+QUOTES = frozenset("\"'\u201c\u201d")
+QUOTE = re.compile(r'"([^"]+)"|\u201c([^\u201c\u201d]+)\u201d')
+TOKEN = re.compile(r"[^\W_]+(?:['\u2019][^\W_]+)?|[^\w\s]")
+
+
+def tokens(text: str) -> list[tuple[int, int, str]]:
+    return [(m.start(), m.end(), m.group(0).lower()) for m in TOKEN.finditer(text)]
+
+
+def is_own(word: str) -> bool:
+    """A word of the sentence's own: not a wrapping's, not a person."""
+    return is_content(word) and word not in PERSONS
+
+
+def asks(words: list[str]) -> bool:
+    """A sentence asks where it ends with a question mark, starts as a question does, or a word that asks
+    follows a clause mark in it ("For each, tell me the date", "HiveQL version needed — Return the number")."""
+    marks = [w for w in words if w not in QUOTES]  # '"How many ...?"'
+    return (bool(marks) and marks[-1] == "?" or next_word(words) in QUESTION_STARTS
+            or any(w in CLAUSE_MARKS and next_word(words[i + 1:]) in WH for i, w in enumerate(words)))
+
+
+def next_word(words: list[str]) -> str:
+    return next((w for w in words if w not in LEADING and w not in QUOTES), "")
+
+
+def is_content(word: str) -> bool:
+    return word not in ALLOWED and word[0].isalnum()
