@@ -98,6 +98,8 @@ QUESTION = "Show names for all aircrafts of which John Williams has certificates
     ("I was wondering, how many pets are there?", "how many pets are there?"),
     ("Just curious, how many pets are there? :)", "how many pets are there?"),
     ("```\nHow many pets are there?\n```", "How many pets are there?"),
+    ('Could you write a Redshift query to answer this: "Which pets are oldest? Give their names." Thanks in advance.',
+     "Which pets are oldest? Give their names."),  # a quote closed after the mark ends the sentence
 ])
 def test_a_wrapping_is_cut(asked: str, meant: str) -> None:
     assert core(asked) == meant

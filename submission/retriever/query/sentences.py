@@ -32,8 +32,9 @@ def without_requests(text: str) -> str:
     """The text without its sentences about the request rather than the data.
 
     A sentence (or a label before a colon) about the request (see _about) holds at most 3 words of its own;
-    it is cut only where a sentence that is not about the request holds more, so a question that names a
-    database or a query ("Which database administrators earn the most? List them.") keeps all of it.
+    it is cut where a sentence that is not about the request holds more, so a question that names a database
+    or a query ("Which database administrators earn the most? List them.") keeps all of it, or, whatever the
+    lengths, where nothing in it asks and another sentence does.
     """
     toks = tokens(text)
     spans = _sentences(text, toks)
@@ -74,9 +75,9 @@ def _sentences(text: str, toks: list[tuple[int, int, str]]) -> list[tuple[int, i
         colon = quoted and toks[i][2] == ":"
         titled = (i > 0 and toks[i][2] == "." and "\n" not in text[toks[i][1]:toks[i + 1][0]]
                   and (toks[i - 1][2] in TITLES or len(toks[i - 1][2]) == 1 and text[toks[i - 1][0]].isupper()))
-        # '..."? Please advise': a quote closed after the mark ends the sentence too
+        # '..."? Please advise': a quote closed right after the mark ends the sentence as the mark would
         closed = toks[i][2] == '"' and not quoted and i > 0 and toks[i - 1][2] in ".!?"
-        ending = _ends(text, toks[i], toks[i + 1]) or (closed and _ends(text, toks[i - 1][:2] + ("?",), toks[i + 1]))
+        ending = _ends(text, toks[i][:2] + (toks[i - 1][2],) if closed else toks[i], toks[i + 1])
         if ending and not colon and not titled:
             ends.append(i + 1)
     last = len(toks) - 1 if toks and toks[-1][2] in ".!?" else len(toks)
