@@ -43,7 +43,6 @@ from .wording import (
     WH_WORDS,
     asks,
     is_content,
-    is_own,
     tokens,
 )
 
@@ -57,6 +56,7 @@ def core(question: str) -> str:
     cut = _quoted(_clauses(without_requests(_clauses(text))))
     return question if cut == normalize(question) else cut.strip()
 
+
 def _quoted(text: str) -> str:
     """The question a request quotes ('Can you write me a query that answers "How many ...?" — add comments.',
     '"How many ...?"'): the one quote in the text, one that asks, outside which are the request's words only."""
@@ -67,8 +67,9 @@ def _quoted(text: str) -> str:
     outside = [w for _, _, w in tokens(text[:quotes[0].start()] + " " + text[quotes[0].end():])]
     words = [w for _, _, w in tokens(inside)]
     bare = not any(w[0].isalnum() for w in outside)
-    requested = any(w in REQUESTING for w in outside) and sum(is_own(w) for w in outside) <= 1
+    requested = any(w in REQUESTING for w in outside) and sum(is_content(w) for w in outside) <= 1
     return inside if len(words) > 3 and asks(words) and (bare or requested) else text
+
 
 def _clauses(text: str) -> str:
     toks = tokens(text)
@@ -80,9 +81,11 @@ def _clauses(text: str) -> str:
     stop = toks[end - 1][1] if end > start else begin
     return text[begin:stop].strip() or text
 
+
 def _asks_text(text: str) -> bool:
-    words = [w for _, _, w in tokens(text.strip("\"'"))]
+    words = [w for _, _, w in tokens(text)]
     return bool(words) and asks(words)
+
 
 def _lead_end(toks: list[tuple[int, int, str]]) -> int:
     """How many leading tokens are a wrapping: the last cut point of the run of allowed tokens, where the run
@@ -110,6 +113,7 @@ def _lead_end(toks: list[tuple[int, int, str]]) -> int:
         elif chatted:  # "can you tell me under what ...": the preposition is the question's
             cut = i if w in PREPOSITIONS else i + 1
     return cut if any(is_content(w) for _, _, w in toks[cut:]) else 0
+
 
 def _tail_start(toks: list[tuple[int, int, str]], start: int) -> int:
     """Where a trailing wrapping begins (len(toks) if none): after the earliest clause mark of the trailing

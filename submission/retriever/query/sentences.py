@@ -23,7 +23,7 @@ from .wording import (
     WE,
     WH_WORDS,
     asks,
-    is_own,
+    is_content,
     tokens,
 )
 
@@ -43,7 +43,7 @@ def without_requests(text: str) -> str:
     sentences = [[w for _, _, w in toks[a:b]] for a, b in spans]
     # A letter's close ends it: what follows is its writer's signature.
     signed = next((i for i, ws in enumerate(sentences) if i > 0 and _signed(ws)), len(sentences))
-    own = [0 if i >= signed else sum(is_own(w) for w in ws) for i, ws in enumerate(sentences)]
+    own = [0 if i >= signed else sum(is_content(w) for w in ws) for i, ws in enumerate(sentences)]
     about = [i >= signed or _about(ws, n) for i, (ws, n) in enumerate(zip(sentences, own, strict=True))]
     most = max((n for n, a in zip(own, about, strict=True) if not a), default=0)
     if most == 0:

@@ -86,11 +86,6 @@ def tokens(text: str) -> list[tuple[int, int, str]]:
     return [(m.start(), m.end(), m.group(0).lower()) for m in TOKEN.finditer(text)]
 
 
-def is_own(word: str) -> bool:
-    """A word of the sentence's own: not a wrapping's, not a person."""
-    return is_content(word) and word not in PERSONS
-
-
 def asks(words: list[str]) -> bool:
     """A sentence asks where it ends with a question mark, starts as a question does, or a word that asks
     follows a clause mark in it ("For each, tell me the date", "HiveQL version needed — Return the number")."""
@@ -104,4 +99,5 @@ def next_word(words: list[str]) -> str:
 
 
 def is_content(word: str) -> bool:
+    """A word of the question's own: not a wrapping's, a person's or a mark."""
     return word not in ALLOWED and word[0].isalnum()
