@@ -15,6 +15,10 @@ from retriever.query.markup import unwrap
     ("> How many pets?\n> Thanks!", "How many pets?\nThanks!"),
     ("1. How many pets?\n2. (more to come)", "How many pets?\n(more to come)"),
     ("- How many pets?\n-- write it below", "How many pets?\nwrite it below"),
+    ("- [ ] How many pets?\n- [x] Which are dogs?", "How many pets?\nWhich are dogs?"),
+    ("[10:42 AM] Priya Nair: How many pets?\n[Mon 10:43] jlee: anyone?", "How many pets?\nanyone?"),
+    ("From: Mark Ellison\nSubject: data request\n\nHi team,\nHow many pets?\nThanks,\nMark",
+     "Subject: data request\nHi team,\nHow many pets?\nThanks,\nMark"),
     ("\U0001f64f How many pets? \U0001f914\U0001f4ca", "How many pets?"),
     ("Requester: Ops\nPriority: Low\nDescription: How many pets?\nDue: Friday", "How many pets?"),
     ("[DATA-REQ] How many pets?\nPriority: Low\nRequested by: Ops", "[DATA-REQ] How many pets?"),
@@ -40,6 +44,8 @@ def _asks(text: str) -> bool:
     "Priority: Low\nOwner: Ops",  # a form with no field that asks
     "At 12:30:45, which pets were fed?",  # a time, not an emoji code
     "Which pets belong to ana@example.com?",  # an address, not a mention
+    "From: 2014\nHow many pets were born?",  # one header-like line is no e-mail's header
+    "[Note] How many pets?",  # a bracket with no time is no chat log's stamp
 ])
 def test_plain_text_is_left_as_it_is(written: str) -> None:
     assert unwrap(written, _asks) == written

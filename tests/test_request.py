@@ -85,7 +85,7 @@ QUESTION = "Show names for all aircrafts of which John Williams has certificates
     ("Building a Power BI report and need a DAX measure for this: How many pets are there?",
      "How many pets are there?"),
     ("HiveQL version needed \u2014 Return the number of pets. Our cluster is still on Hive 2.x.",
-     "HiveQL version needed \u2014 Return the number of pets."),
+     "Return the number of pets."),
     ('Can you write me a query that answers "How many pets are there?" \u2014 please add comments.',
      "How many pets are there?"),
     ("Requester: Finance Ops\nPriority: Medium\nDescription: How many pets are there?\nDue: end of week",
@@ -100,6 +100,34 @@ QUESTION = "Show names for all aircrafts of which John Williams has certificates
     ("```\nHow many pets are there?\n```", "How many pets are there?"),
     ('Could you write a Redshift query to answer this: "Which pets are oldest? Give their names." Thanks in advance.',
      "Which pets are oldest? Give their names."),  # a quote closed after the mark ends the sentence
+    # Lead-ins in the user's words before a colon, a dash or an ellipsis, and what comes before them.
+    ("customer on the line asking: which pets are owned by students?", "which pets are owned by students?"),
+    ("Following up on standup \u2014 how many pets are there?", "how many pets are there?"),
+    ("Not sure this is the right place, but... how many pets are there?", "how many pets are there?"),
+    ("INC-4821 follow-up: How many pets are there?", "How many pets are there?"),
+    ("[ad-hoc request] List the names of all pets.", "List the names of all pets."),
+    ("So, some context: my manager asked me this morning for numbers for the review. Here's the question as "
+     "she phrased it: How many pets are there?", "How many pets are there?"),
+    ("My boss wants to know list the names of all pets.", "list the names of all pets."),
+    # Asides after the question: set off by a dash, or in a message's words.
+    ("How many pets are there? \u2014 seeing odd numbers on the dashboard", "How many pets are there?"),
+    ("How many pets are there? Sorry for the rush, it is for the board deck.", "How many pets are there?"),
+    ("um okay so uh list the names of all pets. yeah that's it thanks", "list the names of all pets."),
+    # Openings in the user's words before a comma or "but"; greetings and thanks in other languages; the
+    # user's situation before or after the question; a letter's greeting line; a reply's subject.
+    ("Per my manager's request, how many pets are there?", "how many pets are there?"),
+    ("Sorry to bother you again, but how many pets are there?", "how many pets are there?"),
+    ("Not urgent but list the names of all pets.", "list the names of all pets."),
+    ("Hola! How many pets are there? Gracias", "How many pets are there?"),
+    ("Guten Tag! How many pets are there? Vielen Dank im Voraus.", "How many pets are there?"),
+    ("Namaste sir, how many pets are there?", "how many pets are there?"),
+    ("URGENT!!! How many pets are there?", "How many pets are there?"),
+    ("How many pets are there? No rush.", "How many pets are there?"),
+    ("Hi Sam,\n\nPer our conversation this morning, how many pets are there?\n\nBest regards,\nAnna",
+     "how many pets are there?"),
+    ("Re: yesterday's sync\n\nOne thing I forgot to ask: List the names of all pets.", "List the names of all pets."),
+    ("Ticket #48213 - Data request\nPriority: Medium\nDescription: How many pets are there?\nRequested by: Ops",
+     "How many pets are there?"),
 ])
 def test_a_wrapping_is_cut(asked: str, meant: str) -> None:
     assert core(asked) == meant
@@ -147,6 +175,18 @@ def test_a_wrapping_is_cut(asked: str, meant: str) -> None:
     "Where can I find the movie list of the year?",
     "Who is the someone whose age is below 30?",
     "Give the city of the user who tweeted `One of our stories is @FINRA_News's move to the cloud`.",
+    # A lead-in or an aside that names something may hold what the question is about; one that goes on
+    # with the question, or in no message's words, is the question's.
+    "Pets in France: how many are older than 3?",
+    "Request from 2014 \u2014 how many pets are there?",
+    "How many pets are there? Only those owned by students.",
+    "Which pets are the oldest? Latest first.",
+    "What is the total trip duration? Convert the duration to hours.",
+    "How many pets are there? \u2014 the ones in Paris",
+    "For every pet where someone wrote a review, give the pet's name.",  # an opening with words of its own
+    "For my store's customers, how many orders are there?",
+    "I was wondering in the crew, who was born in 1962?",
+    "At what date did the station have most bikes available? Sort the dates by year.",
 ])
 def test_a_question_as_written_is_left_as_it_is(asked: str) -> None:
     assert core(asked) == asked

@@ -21,13 +21,17 @@ _TAG = re.compile(r"</?[A-Za-z][A-Za-z0-9-]*(?:\s[^<>]*)?/?>")
 #: ('the paper "... of the <I>TPEF/HPP1</I> Gene"').
 _FRAMING_TAG = re.compile(rf"^\s*{_TAG.pattern}|{_TAG.pattern}\s*$")
 #: The marks a reply quotes a message's lines with ("> How many ...?"), and those of a list's items ("- ",
-#: "2. ") and of SQL comments ("-- ") at a line's start.
-_QUOTED = re.compile(r"(?m)^[ \t]*(?:(?:>[ \t]?)+|(?:[-*\u2022]|--|\d{1,2}[.)])[ \t]+)")
+#: "2. ", a task list's "- [ ] ") and of SQL comments ("-- ") at a line's start.
+_QUOTED = re.compile(r"(?m)^[ \t]*(?:(?:>[ \t]?)+|(?:[-*\u2022]|--|\d{1,2}[.)])[ \t]+(?:\[[ xX]?\][ \t]+)?)")
 #: A chat's mention that opens a line ("@data-help ..."; not one inside a quoted tweet) and its emoji codes
 #: (":pray:", ":thinking_face:"; not a time, "12:30:45") and emoticons (":)"), a SQL block comment's marks
 #: ("/* ... */") and a code block's fences ("```").
 _CHAT_MARKS = re.compile(r"(?m)^[ \t]*@\w[\w.-]*|(?<![\w:]):[a-z][a-z0-9_+-]*:(?![\w:])|/\*|\*/|```+"
                          r"|(?<![\w:;])[:;]-?[()DPp](?![\w()])")
+#: A chat log's stamp and speaker at a line's start ("[10:42 AM] Priya Nair: ", "[Mon 09:14] jlee: ").
+_STAMP = re.compile(r"(?m)^[ \t]*\[[^\]\n]*\d{1,2}:\d{2}[^\]\n]*\][ \t]*(?:[^:\n]{1,40}:[ \t]*)?")
+#: An e-mail's header lines ("From: Mark Ellison", "Sent: Monday"), which name its people, not the data.
+_HEADER = re.compile(r"(?mi)^[ \t]*(?:from|to|cc|bcc|sent|date):[^\n]*$")
 #: A form's or a ticket's field on a line of its own ("Priority: Medium", "  question: ..."): its name is
 #: at most three words.
 _FIELD = re.compile(r"^[ \t]*[A-Za-z][\w#-]*(?:[ \t]+[\w#-]+){0,2}[ \t]*:(?:[ \t]+(.*\S))?[ \t]*$")
@@ -41,7 +45,9 @@ def unwrap(text: str, asks: Callable[[str], bool]) -> str:
     body = _fields(_json_text(text), asks)
     if _FRAMING_TAG.search(body):
         body = _TAG.sub(" ", body)
-    body = _QUOTED.sub("", body)
+    body = _QUOTED.sub("", _STAMP.sub("", body))
+    if len(_HEADER.findall(body)) + len(re.findall(r"(?mi)^[ \t]*subject:", body)) >= 2:
+        body = _HEADER.sub("", body)
     body = _CHAT_MARKS.sub(" ", body)
     return "".join(" " if _symbol(c) else c for c in body)
 

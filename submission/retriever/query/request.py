@@ -15,11 +15,16 @@ where it is about the request, speaks of its user ("I keep getting a different n
 dashboard.") or is a remark in brackets, and so does a question to the assistant ("Can someone take
 this?"). A line break before a capital and a question mark before any word end a sentence too. Chat with
 no mark to cut at loses a leading run with a word only chat uses, a person or a request's word before a
-word that asks ("hey can u tell me how many ...", "I was wondering, how many ...") and a trailing run of
-thanks ("... thx lol"); a question quoted in a request is taken from it. Markup around the text (a JSON
-body, HTML, a form's fields, quote and list marks, emoji) is read through first (query/markup.py). None of
-the benchmarks' questions as written is changed (one of BIRD's 9,428: "In the database, how many ..."), nor
-any of their reworded and paraphrased copies.
+word that asks ("hey can u tell me how many ...", "I was wondering, how many ...", "My boss wants to know
+list ...") and a trailing run of thanks ("... thx lol"); an opening in the user's words before a comma or a
+"but" goes where it names nothing ("Per my manager's request, what ...", "Sorry to bother you again, but
+how many ..."); a lead-in before a colon, a dash or an ellipsis goes with what comes before it
+("customer on the line asking: ...", "quick one — ..."), and so do the user's asides before or after
+the question ("URGENT!!!", "No rush.", "Gracias"); a question quoted in a request is taken from it. Markup
+around the text (a JSON body, HTML, a form's fields, quote and list marks, emoji, a chat log's stamps, an
+e-mail's headers) is read through first (query/markup.py). None of the benchmarks' questions as written is
+changed (one of BIRD's 9,428: "In the database, how many ..."), nor any of their reworded and paraphrased
+copies.
 """
 
 from __future__ import annotations
@@ -33,8 +38,13 @@ from .wording import (
     CHAT,
     CLOSING,
     COMMANDING,
+    ENDS,
     FRAMING,
+    KNOWING,
+    MESSAGING,
+    PERSONS,
     PREPOSITIONS,
+    QUESTION_STARTS,
     QUOTE,
     REQUESTING,
     SPEAKING,
@@ -43,6 +53,7 @@ from .wording import (
     WH_WORDS,
     asks,
     is_content,
+    named,
     tokens,
 )
 
@@ -73,7 +84,7 @@ def _quoted(text: str) -> str:
 
 def _clauses(text: str) -> str:
     toks = tokens(text)
-    start = _lead_end(toks)
+    start = max(_lead_end(toks), _opening(text, toks))
     end = _tail_start(toks, start)
     if start == 0 and end == len(toks):
         return text
@@ -91,7 +102,7 @@ def _lead_end(toks: list[tuple[int, int, str]]) -> int:
     """How many leading tokens are a wrapping: the last cut point of the run of allowed tokens, where the run
     so far holds a framing word and a clause mark ends it, or a word only chat uses and a word that asks
     follows; a content word must be left."""
-    cut, framed, chat, person = 0, False, False, False
+    cut, framed, chat, person, owner = 0, False, False, False, False
     for i, (_, _, w) in enumerate(toks):
         if w not in ALLOWED:
             break
@@ -107,12 +118,33 @@ def _lead_end(toks: list[tuple[int, int, str]]) -> int:
         marked = framed and ((w in BOUNDARY and nxt in STARTS) or after_to)
         # "hey can u tell me how many", "quick q: how many", "I was wondering how many"
         then = toks[i + 2][2] if i + 2 < len(toks) else ""
-        chatted = (chatting and nxt in WH) or (speaking and nxt in WH_WORDS and then != "to")
+        # "My boss wants to know list the names": a person's run ends with what they want to know
+        owner = (owner or w in PERSONS) and w not in BOUNDARY
+        knowing = owner and w in KNOWING and nxt in WH
+        chatted = (chatting and nxt in WH) or (speaking and nxt in WH_WORDS and then != "to") or knowing
         if marked:
             cut = i + 1
         elif chatted:  # "can you tell me under what ...": the preposition is the question's
             cut = i if w in PREPOSITIONS else i + 1
     return cut if any(is_content(w) for _, _, w in toks[cut:]) else 0
+
+
+def _opening(text: str, toks: list[tuple[int, int, str]]) -> int:
+    """How many leading tokens are an opening in the user's words before a comma or a "but" and a word that
+    asks ("Per my manager's request, what is", "Sorry to bother you again, but how many", "Not urgent but
+    list"): one that asks nothing, names nothing, and ends with "but" or speaks of its user and the message."""
+    words = [w for _, _, w in toks]
+    first = next((i for i, w in enumerate(words) if w in ENDS or w in (",", "but")), len(words))
+    i = first + 1 if words[first:first + 2] == [",", "but"] else first  # ", but"
+    if i + 1 >= len(words) or words[i] not in (",", "but") or words[i + 1] not in QUESTION_STARTS:
+        return 0
+    run = words[:i + 1]
+    spoken = bool(PERSONS.intersection(run)) and any(w in MESSAGING for w in run)
+    # its own words are the message's or someone's ("Per my manager's request,"; not "in the crew,")
+    plain = all(w in MESSAGING or w.endswith("'s") for w in run if is_content(w))
+    # or it ends with "but" and asks nothing ("Sorry to bother you again, but", "Not urgent but")
+    but = run[-1] == "but" and sum(is_content(w) for w in run) <= 3 and not any(w in WH_WORDS for w in run)
+    return i + 1 if ((spoken and plain) or but) and not asks(run) and not named(text, toks[:i + 1]) else 0
 
 
 def _tail_start(toks: list[tuple[int, int, str]], start: int) -> int:

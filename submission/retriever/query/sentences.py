@@ -9,9 +9,13 @@ from __future__ import annotations
 
 from .wording import (
     ADDRESSED,
+    DASHES,
     ENDS,
+    GOING_ON,
+    GREETINGS,
     LABELS,
     LEADING,
+    MESSAGING,
     ORDERS,
     PERSONS,
     QUESTION_STARTS,
@@ -24,6 +28,7 @@ from .wording import (
     WH_WORDS,
     asks,
     is_content,
+    named,
     tokens,
 )
 
@@ -51,11 +56,23 @@ def without_requests(text: str) -> str:
     # Beside a sentence that asks, one that does not go whatever the question's length where nothing in it
     # asks and it is about the request, speaks of its user ("I keep getting a different number.") or is a
     # remark in brackets; so does a question to the assistant ("Can someone take this?").
-    asking = any(not a and n > 0 and asks(ws) for ws, n, a in zip(sentences, own, about, strict=True))
+    asked = [i for i, (ws, n, a) in enumerate(zip(sentences, own, about, strict=True)) if not a and n > 0 and asks(ws)]
+    names = [named(text, toks[a:b]) for a, b in spans]
     before, after = [[""], *sentences[:-1]], [*sentences[1:], [""]]
-    told = [asking and ((a and bool(ADDRESSED.intersection(ws))) or _lead_in(ws, nxt)
-                        or (_telling(ws) and (a or (n <= 6 and bool(PERSONS.intersection(ws))) or _remark(ws, last))))
-            for ws, n, a, last, nxt in zip(sentences, own, about, before, after, strict=True)]
+    # A lead-in ("customer on the line asking:", "quick one —") introduces the question after it, and what
+    # comes before it and does not ask is its preamble ("So, some context: my manager asked me ...").
+    leads = [_lead_in(ws, nxt) and (not m or any(w in REQUESTING for w in ws))
+             for ws, nxt, m in zip(sentences, after, names, strict=True)]
+    lead = max((i for i, led in enumerate(leads) if led), default=-1)
+    # Before the first sentence that asks or after the last, an aside in which nothing asks and nothing is
+    # named ("URGENT!!!", "pls hurry", "— seeing weird numbers on the dashboard", "No rush.").
+    told = [bool(asked) and (leads[i] or (i < lead and not asks(ws) and not names[i])
+                             or (a and bool(ADDRESSED.intersection(ws)))
+                             or (_telling(ws) and (a or (n <= 6 and bool(PERSONS.intersection(ws)))
+                                                   or _remark(ws, last)
+                                                   or ((i > asked[-1] or i < asked[0]) and _aside(ws)
+                                                       and not names[i]))))
+            for i, (ws, n, a, last) in enumerate(zip(sentences, own, about, before, strict=True))]
     kept = [span for span, n, a, t in zip(spans, own, about, told, strict=True) if not (t or (a and n < most))]
     if len(kept) == len(spans):
         return text
@@ -65,9 +82,11 @@ def without_requests(text: str) -> str:
 
 
 def _sentences(text: str, toks: list[tuple[int, int, str]]) -> list[tuple[int, int]]:
-    """Token spans of the sentences: each ends where _ends says, and a closing bracketed remark ("... (T-SQL,
-    please)") is one of its own."""
-    ends, quoted = [], False
+    """Token spans of the sentences: each ends where _ends says, at a greeting's comma, or after a lead-in
+    (_introduces); a tag in brackets that opens the text and a closing bracketed remark ("... (T-SQL,
+    please)") are ones of their own."""
+    ends: list[int] = []
+    quoted = False
     for i in range(len(toks) - 1):
         quoted = quoted != (toks[i][2] == '"')
         # Not at a title's colon in quotes ('"Refuge: Part 1"'), nor after an abbreviation or an initial on
@@ -77,9 +96,15 @@ def _sentences(text: str, toks: list[tuple[int, int, str]]) -> list[tuple[int, i
                   and (toks[i - 1][2] in TITLES or len(toks[i - 1][2]) == 1 and text[toks[i - 1][0]].isupper()))
         # '..."? Please advise': a quote closed right after the mark ends the sentence as the mark would
         closed = toks[i][2] == '"' and not quoted and i > 0 and toks[i - 1][2] in ".!?"
-        ending = _ends(text, toks[i][:2] + (toks[i - 1][2],) if closed else toks[i], toks[i + 1])
-        if ending and not colon and not titled:
+        ending = (_ends(text, toks[i][:2] + (toks[i - 1][2],) if closed else toks[i], toks[i + 1])
+                  or _greeted(text, toks, ends[-1] if ends else 0, i))
+        if (ending or _introduces(text, toks, i)) and not colon and not titled:
             ends.append(i + 1)
+    # A tag in brackets that opens the text ("[ad-hoc request] List ...") is a sentence of its own.
+    closing = {"(": ")", "[": "]"}.get(toks[0][2] if toks else "", "")
+    tag = next((i for i, t in enumerate(toks) if t[2] == closing), len(toks) - 1)
+    if closing and tag < len(toks) - 1 and toks[tag + 1][2] in QUESTION_STARTS:
+        ends.append(tag + 1)
     last = len(toks) - 1 if toks and toks[-1][2] in ".!?" else len(toks)
     if last > 0 and toks[last - 1][2] == ")":
         opening = max((i for i in range(last) if toks[i][2] == "("), default=0)
@@ -90,16 +115,23 @@ def _sentences(text: str, toks: list[tuple[int, int, str]]) -> list[tuple[int, i
     return [(a, b) for a, b in zip(bounds, bounds[1:], strict=False) if a < b]
 
 
+def _greeted(text: str, toks: list[tuple[int, int, str]], start: int, i: int) -> bool:
+    """A greeting's line ends at its comma ("Hi Sam,\n\nPer our conversation ..."), as a letter's close does."""
+    return (toks[i][2] == "," and "\n" in text[toks[i][1]:toks[i + 1][0]] and i - start <= 3
+            and toks[start][2] in GREETINGS)
+
+
 def _ends(text: str, tok: tuple[int, int, str], nxt: tuple[int, int, str]) -> bool:
     """A sentence ends between two tokens at a mark a space and a capital follow ("30? Output", "SQL: How";
     not "U.S" or "Ltd. write"), at a question mark before any word ("...? need it asap"), and at a line break
-    before a capital or a Markdown mark ("## Question\nHow many ...")."""
+    before a capital or a Markdown mark ("## Question\nHow many ..."), and at a mark before a dash ("...? —
+    seeing weird numbers")."""
     gap = text[tok[1]:nxt[0]]
     if not gap.isspace():
         return False
     head = text[nxt[0]]
     return ((tok[2] in ENDS and _opens(head)) or (tok[2] == "?" and head.isalnum())
-            or ("\n" in gap and _opens(head) and tok[2] != ","))
+            or (tok[2] in "?!." and nxt[2] in DASHES) or ("\n" in gap and _opens(head) and tok[2] != ","))
 
 
 def _about(words: list[str], own: int) -> bool:
@@ -122,11 +154,30 @@ def _telling(words: list[str]) -> bool:
                                         for i, w in enumerate(words))
 
 
+def _introduces(text: str, toks: list[tuple[int, int, str]], i: int) -> bool:
+    """A colon, a dash or an ellipsis before a word a question starts with ends a lead-in ("customer on the
+    line asking: what is", "quick one — how many", "not sure this is the right place but... how many")."""
+    word, nxt = toks[i][2], toks[i + 1][2]
+    ellipsis = word == "." and i > 0 and toks[i - 1][2] == "."
+    dash = word in DASHES and toks[i][0] > 0 and text[toks[i][0] - 1].isspace()
+    return (word == ":" or dash or ellipsis) and nxt in QUESTION_STARTS and text[toks[i][1]:toks[i + 1][0]].isspace()
+
+
 def _lead_in(words: list[str], following: list[str]) -> bool:
     """A lead-in about the request before a sentence that starts to ask ("Building a Power BI report and need a
-    DAX measure for this: How many ...?"); not a title's ("Singers: How many ...?")."""
+    DAX measure for this: How many ...?", "INC-4821 follow-up:", "Sorry to bother you, but —"); not a
+    title's ("Singers: How many ...?")."""
     first = next((w for w in following if w not in LEADING), "")
-    return words[-1] == ":" and first in QUESTION_STARTS and any(w in REQUESTING for w in words)
+    tagged = words[0] in "([" and words[-1] in ")]" and words.count(words[0]) == 1  # "[ad-hoc request]"
+    ended = words[-1] == ":" or words[-1] in DASHES or words[-2:] == [".", "."] or tagged
+    said = [w for w in words if w[0].isalnum()][-1:] == ["but"] or any(w in MESSAGING for w in words)
+    return ended and first in QUESTION_STARTS and said
+
+
+def _aside(words: list[str]) -> bool:
+    """A remark set off by a dash ("? — seeing weird numbers") or one in a message's words ("Short answer
+    please, no essay."), not one that goes on with the question ("Only the active ones.", "Latest first.")."""
+    return words[0] in DASHES or (words[0] not in GOING_ON and any(w in MESSAGING for w in words))
 
 
 def _remark(words: list[str], before: list[str]) -> bool:

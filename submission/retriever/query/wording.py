@@ -20,6 +20,11 @@ REQUESTING = frozenset(
     query queries database databases db schema schemas dataset datasets cte ctes subquery subqueries dataframe
     dataframes commentary thanks thank thx ty tia appreciated hi hello hey dear assistant regards sincerely
     cheers sorry sry apologies inst asap eod fyi fwd forwarded forwarding csv json xlsx""".split()
+) | frozenset(
+    # greetings and thanks in the languages users mix with English ("Hola! ... Gracias", "Vielen Dank im Voraus")
+    """hola gracias bonjour merci beaucoup danke vielen dank guten grazie mille ciao olá obrigado obrigada
+    merhaba teşekkürler namaste salut hallo hej tack saludos buenos konnichiwa arigato arigatou spasibo
+    dziękuję bedankt""".split()
 )
 #: Words a request around a question uses: one of them must be in a clause that is cut.
 FRAMING = REQUESTING | frozenset("records tables question request task help joins asked".split())
@@ -31,10 +36,29 @@ LABELS = FRAMING | frozenset(
 #: asks ("hey can u tell me how many ..."), and a trailing run of CLOSING words is cut whole ("... thx lol").
 CHAT = frozenset(
     """hey hi hello yo um umm uh uhh er erm hmm ok okay u ur pls plz thx thanks ty tia lol btw quick basically
-    curious wondering""".split())
+    curious wondering yeah yep yup alright sir madam hola bonjour ciao olá merhaba namaste salut hallo hej""".split())
 CLOSING = frozenset("thx thanks thank ty tia lol pls plz please cheers asap".split())
+#: How a letter's greeting starts ("Hi Sam,", "Dear Data Team,", "Good morning all,").
+GREETINGS = frozenset("hi hello hey dear good morning greetings hiya".split()) | (CHAT & REQUESTING)
 SIGNING = frozenset("regards sincerely faithfully truly cheers thanks thank wishes best".split())
 SIGNING_STARTS = SIGNING | {"kind", "warm", "warmest", "many", "with", "all", "yours"}
+#: Words a message uses of how a question reached the user ("customer on the line asking:", "the prompt says:",
+#: "INC-4821 follow-up:", "homework question"): a lead-in holding one introduces the question after it.
+SAYING = frozenset(
+    """says said asking asks asked phrased wrote writes note notes follow followup following reminder homework
+    exercise assignment prompt standup todo re conversation discussion discussed scratch transcript memo""".split())
+#: Words of the user's situation rather than the data's: urgency, days, the channel and the occasion ("No
+#: rush.", "URGENT!!!", "Still waiting on this one.", "This is for a board deck tomorrow morning.").
+SITUATION = frozenset(
+    """urgent urgently rush hurry waiting deadline tomorrow tmrw tonight today yesterday weekend monday tuesday
+    wednesday thursday friday saturday sunday deck slides call sync ooo offline reply ping lmk needful doc blog
+    channel thread ticket audit""".split())
+#: The words a lead-in or an aside about the request holds one of: its own, a message's, a situation's and chat's.
+MESSAGING = FRAMING | SAYING | SITUATION | CHAT
+#: How a remark after the question that goes on with it starts ("Only the active ones.", "Also their ages.").
+GOING_ON = frozenset("also and plus only except excluding including without with but or".split())
+#: Words after which a person's run is what they want to know ("My boss wants to know list the names").
+KNOWING = frozenset("know wondering asking".split())
 #: Words a request's wrapping is made of besides function, command and chat words.
 WRAPPING = frozenset(
     """write generate create produce build compose translate convert turn answer answers respond reply lot much know
@@ -50,6 +74,8 @@ STARTS = STOPWORDS - {"a", "an", "the", "this", "that", "these", "those"} | COMM
 COMMANDING = COMMANDS | {w + "s" for w in COMMANDS} | {"retrieve", "fetch", "retrieves", "fetches"}
 #: Marks a clause ends at: a wrapping is cut after one (leading) or before what follows one (trailing).
 BOUNDARY = frozenset(":,.!?;-()[]{}<>|/*`\u2013\u2014")
+#: Dashes a lead-in ends at, or a remark after a question's mark starts with ("quick one \u2014 how many").
+DASHES = frozenset("-\u2013\u2014\u2192")
 #: Marks a sentence (or a label: "User request:") ends at.
 ENDS = frozenset(".!?:")
 #: Words a user speaks of themselves or the assistant with: a sentence holding one that does not ask is
@@ -87,10 +113,13 @@ def tokens(text: str) -> list[tuple[int, int, str]]:
 
 
 def asks(words: list[str]) -> bool:
-    """A sentence asks where it ends with a question mark, starts as a question does, or a word that asks
+    """A sentence asks where it ends with a question mark, starts as a question does (or with a preposition
+    before a word that asks: "At what date ..."), or a word that asks
     follows a clause mark in it ("For each, tell me the date", "HiveQL version needed — Return the number")."""
     marks = [w for w in words if w not in QUOTES]  # '"How many ...?"'
-    return (bool(marks) and marks[-1] == "?" or next_word(words) in QUESTION_STARTS
+    first = [w for w in marks if w not in LEADING][:2]
+    asked = first[:1] == [next_word(words)] and len(first) == 2 and first[0] in PREPOSITIONS and first[1] in WH_WORDS
+    return (bool(marks) and marks[-1] == "?" or next_word(words) in QUESTION_STARTS or asked
             or any(w in CLAUSE_MARKS and next_word(words[i + 1:]) in WH for i, w in enumerate(words)))
 
 
@@ -101,3 +130,14 @@ def next_word(words: list[str]) -> str:
 def is_content(word: str) -> bool:
     """A word of the question's own: not a wrapping's, a person's or a mark."""
     return word not in ALLOWED and word[0].isalnum()
+
+
+def named(text: str, toks: list[tuple[int, int, str]]) -> bool:
+    """Whether a sentence names something past its first word (a capitalised word, a number standing alone,
+    a quote): then it may hold what the question is about ("Only those in France.", "For 2014:")."""
+    words = [t for t in toks if t[2][0].isalnum()][1:]
+    return (any(t[2] in QUOTES for t in toks)
+            or any(t[2] not in ALLOWED and t[2] not in MESSAGING and (text[t[0]].isupper() and len(t[2]) > 1
+                                            or t[2].isdigit() and (t[0] == 0 or not text[t[0] - 1].isalnum()
+                                                                   and text[t[0] - 1] not in "-#"))
+                   for t in words))
