@@ -128,6 +128,9 @@ QUESTION = "Show names for all aircrafts of which John Williams has certificates
     ("Re: yesterday's sync\n\nOne thing I forgot to ask: List the names of all pets.", "List the names of all pets."),
     ("Ticket #48213 - Data request\nPriority: Medium\nDescription: How many pets are there?\nRequested by: Ops",
      "How many pets are there?"),
+    # An aside's time is the user's, and a message's word after a full stop starts an aside.
+    ("Which pets are the oldest? client call in 20 min", "Which pets are the oldest?"),
+    ("List the names of all pets. lmk when u get a chance", "List the names of all pets."),
 ])
 def test_a_wrapping_is_cut(asked: str, meant: str) -> None:
     assert core(asked) == meant
@@ -187,6 +190,8 @@ def test_a_wrapping_is_cut(asked: str, meant: str) -> None:
     "For my store's customers, how many orders are there?",
     "I was wondering in the crew, who was born in 1962?",
     "At what date did the station have most bikes available? Sort the dates by year.",
+    "Which pets are the oldest? The ones born after 2014.",  # a number of the data's
+    "Which U.S. states have pets? List the states. Call them by name.",
 ])
 def test_a_question_as_written_is_left_as_it_is(asked: str) -> None:
     assert core(asked) == asked

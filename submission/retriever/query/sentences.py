@@ -70,7 +70,7 @@ def without_requests(text: str) -> str:
                              or (a and bool(ADDRESSED.intersection(ws)))
                              or (_telling(ws) and (a or (n <= 6 and bool(PERSONS.intersection(ws)))
                                                    or _remark(ws, last)
-                                                   or ((i > asked[-1] or i < asked[0]) and _aside(ws)
+                                                   or ((i > asked[-1] or i < asked[0]) and _aside(ws, i > asked[-1])
                                                        and not names[i]))))
             for i, (ws, n, a, last) in enumerate(zip(sentences, own, about, before, strict=True))]
     kept = [span for span, n, a, t in zip(spans, own, about, told, strict=True) if not (t or (a and n < most))]
@@ -124,14 +124,15 @@ def _greeted(text: str, toks: list[tuple[int, int, str]], start: int, i: int) ->
 def _ends(text: str, tok: tuple[int, int, str], nxt: tuple[int, int, str]) -> bool:
     """A sentence ends between two tokens at a mark a space and a capital follow ("30? Output", "SQL: How";
     not "U.S" or "Ltd. write"), at a question mark before any word ("...? need it asap"), and at a line break
-    before a capital or a Markdown mark ("## Question\nHow many ..."), and at a mark before a dash ("...? —
-    seeing weird numbers")."""
+    before a capital or a Markdown mark ("## Question\nHow many ..."), and at a mark before a dash or a
+    message's word ("...? — seeing weird numbers", "... in 2014. lmk when u get a chance")."""
     gap = text[tok[1]:nxt[0]]
     if not gap.isspace():
         return False
     head = text[nxt[0]]
     return ((tok[2] in ENDS and _opens(head)) or (tok[2] == "?" and head.isalnum())
-            or (tok[2] in "?!." and nxt[2] in DASHES) or ("\n" in gap and _opens(head) and tok[2] != ","))
+            or (tok[2] in "?!." and (nxt[2] in DASHES or head.islower() and nxt[2] in MESSAGING))
+            or ("\n" in gap and _opens(head) and tok[2] != ","))
 
 
 def _about(words: list[str], own: int) -> bool:
@@ -174,10 +175,10 @@ def _lead_in(words: list[str], following: list[str]) -> bool:
     return ended and first in QUESTION_STARTS and said
 
 
-def _aside(words: list[str]) -> bool:
-    """A remark set off by a dash ("? — seeing weird numbers") or one in a message's words ("Short answer
-    please, no essay."), not one that goes on with the question ("Only the active ones.", "Latest first.")."""
-    return words[0] in DASHES or (words[0] not in GOING_ON and any(w in MESSAGING for w in words))
+def _aside(words: list[str], after: bool) -> bool:
+    """A remark set off by a dash ("? — seeing weird numbers") or one in a message's words ("URGENT!!!",
+    "No rush."); after the question, not one that goes on with it ("Only the active ones.", "Per channel.")."""
+    return words[0] in DASHES or ((not after or words[0] not in GOING_ON) and any(w in MESSAGING for w in words))
 
 
 def _remark(words: list[str], before: list[str]) -> bool:

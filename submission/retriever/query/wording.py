@@ -55,8 +55,6 @@ SITUATION = frozenset(
     channel thread ticket audit""".split())
 #: The words a lead-in or an aside about the request holds one of: its own, a message's, a situation's and chat's.
 MESSAGING = FRAMING | SAYING | SITUATION | CHAT
-#: How a remark after the question that goes on with it starts ("Only the active ones.", "Also their ages.").
-GOING_ON = frozenset("also and plus only except excluding including without with but or".split())
 #: Words after which a person's run is what they want to know ("My boss wants to know list the names").
 KNOWING = frozenset("know wondering asking".split())
 #: Words a request's wrapping is made of besides function, command and chat words.
@@ -96,11 +94,17 @@ QUESTION_STARTS = frozenset(
 #: those born there."): a sentence with one is not told apart from the question.
 ORDERS = COMMANDING | frozenset("among name order sort include rank group state mean meant".split())
 PREPOSITIONS = frozenset("in for under of from at on by with during since after before between".split())
+#: How a remark after the question that goes on with it starts ("Only the active ones.", "Also their ages.",
+#: "Per channel.", "By country.").
+GOING_ON = frozenset("also and plus only except excluding including without with but or per each every sorted ordered "
+                     "grouped".split()) | PREPOSITIONS
 LEADING = frozenset("please so ok okay and but now then also just kindly".split())
 CLAUSE_MARKS = frozenset(",:;-\u2013\u2014")
 #: The words a sentence that asks starts with, as a chat run is cut before one.
 WH_WORDS = frozenset("what which who whom whose when where why how".split())
 WH = WH_WORDS | COMMANDING
+#: Units of the time a user has ("in 20 min", "by 3 pm"): a number before one names nothing of the data.
+TIME_UNITS = frozenset("min mins minute minutes hr hrs hour hours sec secs seconds am pm".split())
 #: Abbreviations a full stop does not end a sentence after ("Mrs. Joye Homenick").
 TITLES = frozenset("mr mrs ms dr prof st jr sr mt ft no vs etc".split())
 QUOTES = frozenset("\"'\u201c\u201d")
@@ -133,11 +137,13 @@ def is_content(word: str) -> bool:
 
 
 def named(text: str, toks: list[tuple[int, int, str]]) -> bool:
-    """Whether a sentence names something past its first word (a capitalised word, a number standing alone,
-    a quote): then it may hold what the question is about ("Only those in France.", "For 2014:")."""
-    words = [t for t in toks if t[2][0].isalnum()][1:]
+    """Whether a sentence names something past its first word (a capitalised word, a number standing alone
+    and not of minutes or hours, a quote): then it may hold what the question is about ("Only those in
+    France.", "For 2014:"; not "client call in 20 min")."""
+    words = [t for t in toks if t[2][0].isalnum()]
     return (any(t[2] in QUOTES for t in toks)
-            or any(t[2] not in ALLOWED and t[2] not in MESSAGING and (text[t[0]].isupper() and len(t[2]) > 1
-                                            or t[2].isdigit() and (t[0] == 0 or not text[t[0] - 1].isalnum()
-                                                                   and text[t[0] - 1] not in "-#"))
-                   for t in words))
+            or any(t[2] not in ALLOWED and t[2] not in MESSAGING
+                   and (text[t[0]].isupper() and len(t[2]) > 1
+                        or t[2].isdigit() and not text[t[0] - 1].isalnum() and text[t[0] - 1] not in "-#"
+                        and (i + 1 == len(words) or words[i + 1][2] not in TIME_UNITS))
+                   for i, t in enumerate(words) if i > 0))
