@@ -32,6 +32,8 @@ _CHAT_MARKS = re.compile(r"(?m)^[ \t]*@\w[\w.-]*|(?<![\w:]):[a-z][a-z0-9_+-]*:(?
 _STAMP = re.compile(r"(?m)^[ \t]*\[[^\]\n]*\d{1,2}:\d{2}[^\]\n]*\][ \t]*(?:[^:\n]{1,40}:[ \t]*)?")
 #: An e-mail's header lines ("From: Mark Ellison", "Sent: Monday"), which name its people, not the data.
 _HEADER = re.compile(r"(?mi)^[ \t]*(?:from|to|cc|bcc|sent|date):[^\n]*$")
+#: A header line they go with only where there are two or more (a single "From: 2014" line is no e-mail's).
+_SUBJECT = re.compile(r"(?mi)^[ \t]*subject:")
 #: A form's or a ticket's field on a line of its own ("Priority: Medium", "  question: ..."): its name is
 #: at most three words.
 _FIELD = re.compile(r"^[ \t]*[A-Za-z][\w#-]*(?:[ \t]+[\w#-]+){0,2}[ \t]*:(?:[ \t]+(.*\S))?[ \t]*$")
@@ -46,7 +48,7 @@ def unwrap(text: str, asks: Callable[[str], bool]) -> str:
     if _FRAMING_TAG.search(body):
         body = _TAG.sub(" ", body)
     body = _QUOTED.sub("", _STAMP.sub("", body))
-    if len(_HEADER.findall(body)) + len(re.findall(r"(?mi)^[ \t]*subject:", body)) >= 2:
+    if len(_HEADER.findall(body)) + len(_SUBJECT.findall(body)) >= 2:
         body = _HEADER.sub("", body)
     body = _CHAT_MARKS.sub(" ", body)
     return "".join(" " if _symbol(c) else c for c in body)

@@ -57,22 +57,24 @@ def without_requests(text: str) -> str:
     # asks and it is about the request, speaks of its user ("I keep getting a different number.") or is a
     # remark in brackets; so does a question to the assistant ("Can someone take this?").
     asked = [i for i, (ws, n, a) in enumerate(zip(sentences, own, about, strict=True)) if not a and n > 0 and asks(ws)]
-    names = [named(text, toks[a:b]) for a, b in spans]
-    before, after = [[""], *sentences[:-1]], [*sentences[1:], [""]]
-    # A lead-in ("customer on the line asking:", "quick one —") introduces the question after it, and what
-    # comes before it and does not ask is its preamble ("So, some context: my manager asked me ...").
-    leads = [_lead_in(ws, nxt) and (not m or any(w in REQUESTING for w in ws))
-             for ws, nxt, m in zip(sentences, after, names, strict=True)]
-    lead = max((i for i, led in enumerate(leads) if led), default=-1)
-    # Before the first sentence that asks or after the last, an aside in which nothing asks and nothing is
-    # named ("URGENT!!!", "pls hurry", "— seeing weird numbers on the dashboard", "No rush.").
-    told = [bool(asked) and (leads[i] or (i < lead and not asks(ws) and not names[i])
-                             or (a and bool(ADDRESSED.intersection(ws)))
-                             or (_telling(ws) and (a or (n <= 6 and bool(PERSONS.intersection(ws)))
-                                                   or _remark(ws, last)
-                                                   or ((i > asked[-1] or i < asked[0]) and _aside(ws, i > asked[-1])
-                                                       and not names[i]))))
-            for i, (ws, n, a, last) in enumerate(zip(sentences, own, about, before, strict=True))]
+    if not asked:
+        told = [False] * len(spans)
+    else:
+        names = [named(text, toks[a:b]) for a, b in spans]
+        # A lead-in ("customer on the line asking:", "quick one —") introduces the question after it, and
+        # what comes before it and does not ask is its preamble ("So, some context: my manager asked me ...").
+        leads = [_lead_in(ws, nxt) and (not m or any(w in REQUESTING for w in ws))
+                 for ws, nxt, m in zip(sentences, [*sentences[1:], [""]], names, strict=True)]
+        lead = max((i for i, led in enumerate(leads) if led), default=-1)
+        told = []
+        for i, (ws, n, a, last) in enumerate(zip(sentences, own, about, [[""], *sentences[:-1]], strict=True)):
+            # Before the first sentence that asks or after the last, an aside in which nothing asks and nothing
+            # is named ("URGENT!!!", "pls hurry", "— seeing weird numbers on the dashboard", "No rush.").
+            aside = (i < asked[0] or i > asked[-1]) and _aside(ws, i > asked[-1]) and not names[i]
+            personal = n <= 6 and bool(PERSONS.intersection(ws))
+            told.append(leads[i] or (i < lead and not asks(ws) and not names[i])
+                        or (a and bool(ADDRESSED.intersection(ws)))
+                        or (_telling(ws) and (a or personal or _remark(ws, last) or aside)))
     kept = [span for span, n, a, t in zip(spans, own, about, told, strict=True) if not (t or (a and n < most))]
     if len(kept) == len(spans):
         return text
@@ -169,7 +171,7 @@ def _lead_in(words: list[str], following: list[str]) -> bool:
     DAX measure for this: How many ...?", "INC-4821 follow-up:", "Sorry to bother you, but —"); not a
     title's ("Singers: How many ...?")."""
     first = next((w for w in following if w not in LEADING), "")
-    tagged = words[0] in "([" and words[-1] in ")]" and words.count(words[0]) == 1  # "[ad-hoc request]"
+    tagged = words[0] in ("(", "[") and words[-1] in (")", "]") and words.count(words[0]) == 1  # "[ad-hoc request]"
     ended = words[-1] == ":" or words[-1] in DASHES or words[-2:] == [".", "."] or tagged
     said = [w for w in words if w[0].isalnum()][-1:] == ["but"] or any(w in MESSAGING for w in words)
     return ended and first in QUESTION_STARTS and said
