@@ -11,6 +11,12 @@ import re
 
 from ..index.text import COMMANDS, STOPWORDS
 
+#: Greetings in the languages users mix with English ("Hola! ...", "Namaste sir, ..."), and their thanks
+#: ("... Gracias", "Vielen Dank im Voraus").
+FOREIGN_GREETINGS = frozenset("hola bonjour ciao olá merhaba namaste salut hallo hej".split())
+FOREIGN_THANKS = frozenset(
+    """gracias merci beaucoup danke vielen dank guten grazie mille obrigado obrigada teşekkürler tack saludos
+    buenos konnichiwa arigato arigatou spasibo dziękuję bedankt""".split())
 #: Words only a request around a question uses, even in a sentence of its own ("Assume PostgreSQL syntax.",
 #: "Best regards, Dana").
 REQUESTING = frozenset(
@@ -20,12 +26,7 @@ REQUESTING = frozenset(
     query queries database databases db schema schemas dataset datasets cte ctes subquery subqueries dataframe
     dataframes commentary thanks thank thx ty tia appreciated hi hello hey dear assistant regards sincerely
     cheers sorry sry apologies inst asap eod fyi fwd forwarded forwarding csv json xlsx""".split()
-) | frozenset(
-    # greetings and thanks in the languages users mix with English ("Hola! ... Gracias", "Vielen Dank im Voraus")
-    """hola gracias bonjour merci beaucoup danke vielen dank guten grazie mille ciao olá obrigado obrigada
-    merhaba teşekkürler namaste salut hallo hej tack saludos buenos konnichiwa arigato arigatou spasibo
-    dziękuję bedankt""".split()
-)
+) | FOREIGN_GREETINGS | FOREIGN_THANKS
 #: Words a request around a question uses: one of them must be in a clause that is cut.
 FRAMING = REQUESTING | frozenset("records tables question request task help joins asked".split())
 #: The labels of prompt templates and chat turns ("### Instruction:", "Input:", "Q:", "A:", "Response:"): a
@@ -36,10 +37,10 @@ LABELS = FRAMING | frozenset(
 #: asks ("hey can u tell me how many ..."), and a trailing run of CLOSING words is cut whole ("... thx lol").
 CHAT = frozenset(
     """hey hi hello yo um umm uh uhh er erm hmm ok okay u ur pls plz thx thanks ty tia lol btw quick basically
-    curious wondering yeah yep yup alright sir madam hola bonjour ciao olá merhaba namaste salut hallo hej""".split())
+    curious wondering yeah yep yup alright sir madam""".split()) | FOREIGN_GREETINGS
 CLOSING = frozenset("thx thanks thank ty tia lol pls plz please cheers asap".split())
 #: How a letter's greeting starts ("Hi Sam,", "Dear Data Team,", "Good morning all,").
-GREETINGS = frozenset("hi hello hey dear good morning greetings hiya".split()) | (CHAT & REQUESTING)
+GREETINGS = frozenset("hi hello hey dear good morning greetings hiya".split()) | FOREIGN_GREETINGS
 SIGNING = frozenset("regards sincerely faithfully truly cheers thanks thank wishes best".split())
 SIGNING_STARTS = SIGNING | {"kind", "warm", "warmest", "many", "with", "all", "yours"}
 #: Words a message uses of how a question reached the user ("customer on the line asking:", "the prompt says:",
