@@ -24,6 +24,9 @@ from retriever.query.markup import unwrap
     ("[DATA-REQ] How many pets?\nPriority: Low\nRequested by: Ops", "[DATA-REQ] How many pets?"),
     ("@data-help How many pets? :pray:", "How many pets?"),
     ("/* TODO: How many pets? */", "TODO: How many pets?"),
+    ("Morning all \u2615 How many pets?", "Morning all . How many pets?"),  # an emoji before a capital ends a sentence
+    ("this one -> How many pets?", "this one \u2192 How many pets?"),
+    ("How many pets?\n_Context: weekly review_", "How many pets?\nContext: weekly review"),
 ])
 def test_markup_goes(pasted: str, text: str) -> None:
     assert " ".join(unwrap(pasted, _asks).split()) == " ".join(text.split())
@@ -46,6 +49,8 @@ def _asks(text: str) -> bool:
     "Which pets belong to ana@example.com?",  # an address, not a mention
     "From: 2014\nHow many pets were born?",  # one header-like line is no e-mail's header
     "[Note] How many pets?",  # a bracket with no time is no chat log's stamp
+    "Which pets have a pet_type_id of 3?",  # underscores inside a name are no emphasis
+    "Which pets have age->3?",  # an arrow only between spaces
 ])
 def test_plain_text_is_left_as_it_is(written: str) -> None:
     assert unwrap(written, _asks) == written

@@ -32,7 +32,7 @@ QUESTION = "Show names for all aircrafts of which John Williams has certificates
     ("What are the names of singers older than 30? Assume PostgreSQL syntax.",
      "What are the names of singers older than 30?"),
     ("Could you help me with a MySQL query? List the names of singers older than 30. Keep it simple.",
-     "List the names of singers older than 30. Keep it simple."),
+     "List the names of singers older than 30."),
     ("User request: Which pets are owned by students older than 20?",
      "Which pets are owned by students older than 20?"),
     ('Translate this into SQL: "Which pets are owned by students older than 20?"',
@@ -131,6 +131,28 @@ QUESTION = "Show names for all aircrafts of which John Williams has certificates
     # An aside's time is the user's, and a message's word after a full stop starts an aside.
     ("Which pets are the oldest? client call in 20 min", "Which pets are the oldest?"),
     ("List the names of all pets. lmk when u get a chance", "List the names of all pets."),
+    # The user's remarks that neither ask nor go on with the question, before or after it; lead-ins before a
+    # preposition, with "please", a message's or a meeting's words; greetings by name; emoji and arrows.
+    ("Hope this is the right place. How many pets are there?", "How many pets are there?"),
+    ("How many pets are there? Supporting documentation is not required at this stage.", "How many pets are there?"),
+    ("Long-time lurker, first-time poster. How many pets are there?", "How many pets are there?"),
+    ("Which pets are the oldest? Happy to move it elsewhere if not.", "Which pets are the oldest?"),
+    ("How many pets are there? Keep it short.", "How many pets are there?"),
+    ("How many pets are there? Plain text is fine, no need for a chart.", "How many pets are there?"),
+    ("What's the oldest pet? Ballpark is fine.", "What's the oldest pet?"),
+    ("Filing in 40 minutes. How many pets are there?", "How many pets are there?"),
+    ("How many pets are there?\n\n(sorry, meant to post this in another channel)", "How many pets are there?"),
+    ("How many pets are there?\n*edit: fixed typo", "How many pets are there?"),
+    ("Reposting since this got buried:\n\nHow many pets are there?", "How many pets are there?"),
+    ("Ground truth please: How many pets are there?", "How many pets are there?"),
+    ("In connection with the audit, please answer the following request (Ref. A-114): For each pet type, what is "
+     "the average age?", "For each pet type, what is the average age?"),
+    ("quick q: under what name is the oldest pet registered?", "under what name is the oldest pet registered?"),
+    ("Hey Google, how many pets are there?", "how many pets are there?"),
+    ("Morning all \u2615 How many pets are there? Grabbing coffee, back soon.", "How many pets are there?"),
+    ("Third time asking this week \U0001f643 How many pets are there?", "How many pets are there?"),
+    ("yo did u figure out this one -> how many pets are there?", "how many pets are there?"),
+    ("Which pet weighs most (in kg)? okay thanks bye", "Which pet weighs most (in kg)?"),
 ])
 def test_a_wrapping_is_cut(asked: str, meant: str) -> None:
     assert core(asked) == meant
@@ -192,6 +214,18 @@ def test_a_wrapping_is_cut(asked: str, meant: str) -> None:
     "At what date did the station have most bikes available? Sort the dates by year.",
     "Which pets are the oldest? The ones born after 2014.",  # a number of the data's
     "Which U.S. states have pets? List the states. Call them by name.",
+    # A sentence that goes on with the question: it refers back, orders something done to the data, orders
+    # the answer, continues a name's abbreviation or a label, is quoted, or the question asks on from it.
+    "Which pets are the oldest? What's their owner's name.",
+    "Which model saves the most gasoline? That is to say, have the maximum miles per gallon.",
+    "Find the average height for all males (sex is M).",
+    "Find the students of Computer Info. Systems departments",
+    "Work out the average pay of the top earner. Also give his name.",
+    "Which pets are the oldest? Their sex is F.",
+    "What are the largest orders? Check all the invoices.",
+    "How many pets are there? Break the result down by year.",
+    "List the notes on the topic of Environment: Energy production & use.",
+    'In "Florence. Without the walls. A tucket afar off", what is the id of the character?',
 ])
 def test_a_question_as_written_is_left_as_it_is(asked: str) -> None:
     assert core(asked) == asked

@@ -39,6 +39,12 @@ _SUBJECT = re.compile(r"(?mi)^[ \t]*subject:")
 _FIELD = re.compile(r"^[ \t]*[A-Za-z][\w#-]*(?:[ \t]+[\w#-]+){0,2}[ \t]*:(?:[ \t]+(.*\S))?[ \t]*$")
 #: Joiners and variation selectors that hold emoji together.
 _JOINERS = frozenset("\u200d\ufe0e\ufe0f")
+#: An arrow typed as marks ("this one -> How many"), read as the dash it stands for.
+_ARROW = re.compile(r"(?<=\s)[-=]+>(?=\s)")
+#: Markdown's emphasis by underscores ("_Context: weekly review_"; not a name's "customer_id").
+_EMPHASIS = re.compile(r"(?<!\w)_([^_\n]+)_(?!\w)")
+#: A run of emoji (marked "\0") after a word and before a space and a letter.
+_ENDING_PICTOGRAPH = re.compile(r"(?<=\w)[ \t]*\0[\0 \t]*[ \t]([^\W\d_])")
 
 
 def unwrap(text: str, asks: Callable[[str], bool]) -> str:
@@ -50,8 +56,16 @@ def unwrap(text: str, asks: Callable[[str], bool]) -> str:
     body = _QUOTED.sub("", _STAMP.sub("", body))
     if len(_HEADER.findall(body)) + len(_SUBJECT.findall(body)) >= 2:
         body = _HEADER.sub("", body)
-    body = _CHAT_MARKS.sub(" ", body)
-    return "".join(" " if _symbol(c) else c for c in body)
+    body = _EMPHASIS.sub(r"\1", _ARROW.sub("\u2192", _CHAT_MARKS.sub(" ", body)))
+    return _pictographs(body)
+
+
+def _pictographs(body: str) -> str:
+    """The text without its emoji; one between a word and a capital ends a sentence as a full stop would
+    ("Morning all \u2615 How many ...")."""
+    marked = "".join("\0" if _symbol(c) else c for c in body)
+    ended = _ENDING_PICTOGRAPH.sub(lambda m: " . " + m.group(1) if m.group(1).isupper() else m.group(0), marked)
+    return ended.replace("\0", " ")
 
 
 def _json_text(text: str) -> str:

@@ -19,12 +19,14 @@ word that asks ("hey can u tell me how many ...", "I was wondering, how many ...
 list ...") and a trailing run of thanks ("... thx lol"); an opening in the user's words before a comma or a
 "but" goes where it names nothing ("Per my manager's request, what ...", "Sorry to bother you again, but
 how many ..."); a lead-in before a colon, a dash or an ellipsis goes with what comes before it
-("customer on the line asking: ...", "quick one — ..."), and so do the user's asides before or after
-the question ("URGENT!!!", "No rush.", "Gracias"); a question quoted in a request is taken from it. Markup
-around the text (a JSON body, HTML, a form's fields, quote and list marks, emoji, a chat log's stamps, an
-e-mail's headers) is read through first (query/markup.py). None of the benchmarks' questions as written is
-changed (one of BIRD's 9,428: "In the database, how many ..."), nor any of their reworded and paraphrased
-copies.
+("customer on the line asking: ...", "quick one — ...", "(Ref. A-114): For each ..."), and so do the user's
+asides before or after the question ("URGENT!!!", "No rush.", "Gracias"): any sentence that neither asks,
+names anything nor goes on with the question ("Hope this is the right place.", "Keep it short.", but not
+"Their sex is F.", "Convert the duration to hour.", "Latest first."); a question quoted in a request is taken
+from it. Markup around the text (a JSON body, HTML, a form's fields, quote and list marks, emoji, a chat log's
+stamps, an e-mail's headers, Markdown's underscores, typed arrows) is read through first (query/markup.py).
+None of the benchmarks' questions as written is changed (one of BIRD's 9,428: "In the database, how many
+..."), nor any of their reworded and paraphrased copies.
 """
 
 from __future__ import annotations
@@ -40,6 +42,7 @@ from .wording import (
     COMMANDING,
     ENDS,
     FRAMING,
+    GREETINGS,
     KNOWING,
     MESSAGING,
     PERSONS,
@@ -144,18 +147,21 @@ def _opening(text: str, toks: list[tuple[int, int, str]]) -> int:
     plain = all(w in MESSAGING or w.endswith("'s") for w in run if is_content(w))
     # or it ends with "but" and asks nothing ("Sorry to bother you again, but", "Not urgent but")
     but = run[-1] == "but" and sum(is_content(w) for w in run) <= 3 and not any(w in WH_WORDS for w in run)
-    return i + 1 if ((spoken and plain) or but) and not asks(run) and not named(text, toks[:i + 1]) else 0
+    # or greets whom it is sent to ("Hey Google,", "Hi Sam,"), whose name is not the data's
+    greeting = run[0] in GREETINGS and run[-1] == "," and len(run) <= 4
+    return i + 1 if greeting or (((spoken and plain) or but) and not asks(run) and not named(text, toks[:i + 1])) else 0
 
 
 def _tail_start(toks: list[tuple[int, int, str]], start: int) -> int:
     """Where a trailing wrapping begins (len(toks) if none): after the earliest clause mark of the trailing
-    run of allowed tokens whose rest holds a framing word, if a content word comes before it."""
+    run of allowed tokens whose rest holds a framing word (not a bracket's close: "(sw)? okay thanks bye"), if a
+    content word comes before it."""
     i = len(toks)
     while i > start and toks[i - 1][2] in ALLOWED:
         i -= 1
     for j in range(i, len(toks)):
         w = toks[j][2]
-        if (w in BOUNDARY and any(t in FRAMING for _, _, t in toks[j + 1:])
+        if (w in BOUNDARY and w not in ")]}" and any(t in FRAMING for _, _, t in toks[j + 1:])
                 and any(is_content(t) for _, _, t in toks[start:j])):
             # A sentence keeps its own mark ("?"); a comma goes with the wrapping.
             return j + 1 if w in "?!." else j

@@ -1,28 +1,38 @@
 """Whole sentences about the request rather than the data, dropped from a question (see query/request.py).
 
 "I'm working on a report.", "Assume PostgreSQL syntax.", "Could you give me the SQL?", "### Input:", "Best
-regards, Dana", "I keep getting a different number from the dashboard.": a sentence names the request, its
-user or nothing of the data, and the sentence that asks keeps what the question is about.
+regards, Dana", "I keep getting a different number from the dashboard.", "Hope this is the right place.": a
+sentence names the request, its user or nothing of the data, and the sentence that asks keeps what the
+question is about. Beside the question, a sentence goes by default where nothing in it asks or is named and
+it does not go on with the question (_idle): users' remarks outnumber the words any list can hold.
 """
 
 from __future__ import annotations
 
+from ..index.text import STOPWORDS
 from .wording import (
     ADDRESSED,
+    CONTINUING,
     DASHES,
     ENDS,
     GOING_ON,
     GREETINGS,
+    JOINING,
     LABELS,
     LEADING,
+    MEANING,
     MESSAGING,
+    OBJECTS,
     ORDERS,
     PERSONS,
+    PREPOSITIONS,
     QUESTION_STARTS,
+    REFERRING,
     REQUESTING,
     SIGNING,
     SIGNING_STARTS,
     SPEAKING,
+    TIME_UNITS,
     TITLES,
     WE,
     WH_WORDS,
@@ -66,11 +76,18 @@ def without_requests(text: str) -> str:
         leads = [_lead_in(ws, nxt) and (not m or any(w in REQUESTING for w in ws))
                  for ws, nxt, m in zip(sentences, [*sentences[1:], [""]], names, strict=True)]
         lead = max((i for i, led in enumerate(leads) if led), default=-1)
+        # a sentence inside a quote ('In "Florence. Without the walls. A tucket afar off", what ...')
+        quoting = [sum(w == '"' for _, _, w in toks[:a]) % 2 == 1 for a, _ in spans]
         told = []
         for i, (ws, n, a, last) in enumerate(zip(sentences, own, about, [[""], *sentences[:-1]], strict=True)):
             # Before the first sentence that asks or after the last, an aside in which nothing asks and nothing
             # is named ("URGENT!!!", "pls hurry", "— seeing weird numbers on the dashboard", "No rush.").
-            aside = (i < asked[0] or i > asked[-1]) and _aside(ws, i > asked[-1]) and not names[i]
+            # one the question goes on from ("Work out the average pay. Also give his name.") is the question's
+            joined = i + 1 < len(sentences) and sentences[i + 1][0] in JOINING
+            following = sentences[i + 1] if i + 1 < len(sentences) else []
+            idle = _idle(ws, i > asked[-1], following) and not joined and not _continued(text, toks, spans[i][0], ws)
+            aside = ((i < asked[0] or i > asked[-1]) and (_aside(ws, i > asked[-1]) or idle)
+                     and not names[i] and not quoting[i])
             personal = n <= 6 and bool(PERSONS.intersection(ws))
             told.append(leads[i] or (i < lead and not asks(ws) and not names[i])
                         or (a and bool(ADDRESSED.intersection(ws)))
@@ -88,24 +105,28 @@ def _sentences(text: str, toks: list[tuple[int, int, str]]) -> list[tuple[int, i
     (_introduces); a tag in brackets that opens the text and a closing bracketed remark ("... (T-SQL,
     please)") are ones of their own."""
     ends: list[int] = []
-    quoted = False
+    quoted, depth = False, 0
     for i in range(len(toks) - 1):
         quoted = quoted != (toks[i][2] == '"')
-        # Not at a title's colon in quotes ('"Refuge: Part 1"'), nor after an abbreviation or an initial on
-        # the same line ("Mrs. Joye Homenick", "Jill M. Stevens").
+        line = "\n" not in text[toks[i][1]:toks[i + 1][0]]
+        depth = max(0, depth + (toks[i][2] == "(") - (toks[i][2] == ")")) if line else 0
+        # Not at a title's colon in quotes ('"Refuge: Part 1"'), nor after an abbreviation, an initial or in
+        # brackets on the same line ("Mrs. Joye Homenick", "Jill M. Stevens", "(Ref. A-114)").
         colon = quoted and toks[i][2] == ":"
-        titled = (i > 0 and toks[i][2] == "." and "\n" not in text[toks[i][1]:toks[i + 1][0]]
-                  and (toks[i - 1][2] in TITLES or len(toks[i - 1][2]) == 1 and text[toks[i - 1][0]].isupper()))
+        titled = (i > 0 and toks[i][2] == "." and line
+                  and (toks[i - 1][2] in TITLES or len(toks[i - 1][2]) == 1 and text[toks[i - 1][0]].isupper()
+                       or depth > 0))
         # '..."? Please advise': a quote closed right after the mark ends the sentence as the mark would
         closed = toks[i][2] == '"' and not quoted and i > 0 and toks[i - 1][2] in ".!?"
         ending = (_ends(text, toks[i][:2] + (toks[i - 1][2],) if closed else toks[i], toks[i + 1])
                   or _greeted(text, toks, ends[-1] if ends else 0, i))
         if (ending or _introduces(text, toks, i)) and not colon and not titled:
             ends.append(i + 1)
-    # A tag in brackets that opens the text ("[ad-hoc request] List ...") is a sentence of its own.
+    # A tag in brackets that opens the text ("[ad-hoc request] List ...", "[EXTERNAL] Hello") is a sentence of
+    # its own.
     closing = {"(": ")", "[": "]"}.get(toks[0][2] if toks else "", "")
     tag = next((i for i, t in enumerate(toks) if t[2] == closing), len(toks) - 1)
-    if closing and tag < len(toks) - 1 and toks[tag + 1][2] in QUESTION_STARTS:
+    if closing and tag < len(toks) - 1 and (toks[tag + 1][2] in QUESTION_STARTS or _opens(text[toks[tag + 1][0]])):
         ends.append(tag + 1)
     last = len(toks) - 1 if toks and toks[-1][2] in ".!?" else len(toks)
     if last > 0 and toks[last - 1][2] == ")":
@@ -152,18 +173,22 @@ def _about(words: list[str], own: int) -> bool:
 
 
 def _telling(words: list[str]) -> bool:
-    """Whether nothing in a sentence asks ("For each, tell me the date" does; "how to" does not)."""
-    return not asks(words) and not any(w in ORDERS or (w in WH_WORDS and words[i + 1:i + 2] != ["to"])
+    """Whether nothing in a sentence asks ("For each, tell me the date" does; "how to" and "meant to post"
+    do not)."""
+    return not asks(words) and not any((w in ORDERS and not (w in MEANING and words[i + 1:i + 2] == ["to"]))
+                                        or (w in WH_WORDS and words[i + 1:i + 2] != ["to"])
                                         for i, w in enumerate(words))
 
 
 def _introduces(text: str, toks: list[tuple[int, int, str]], i: int) -> bool:
-    """A colon, a dash or an ellipsis before a word a question starts with ends a lead-in ("customer on the
-    line asking: what is", "quick one — how many", "not sure this is the right place but... how many")."""
+    """A colon, a dash or an ellipsis before a word a question starts with (or a preposition: "(Ref. A-114): For
+    the pairs of genes, what is") ends a lead-in ("customer on the line asking: what is", "quick one — how
+    many", "not sure this is the right place but... how many")."""
     word, nxt = toks[i][2], toks[i + 1][2]
     ellipsis = word == "." and i > 0 and toks[i - 1][2] == "."
     dash = word in DASHES and toks[i][0] > 0 and text[toks[i][0] - 1].isspace()
-    return (word == ":" or dash or ellipsis) and nxt in QUESTION_STARTS and text[toks[i][1]:toks[i + 1][0]].isspace()
+    return ((word == ":" or dash or ellipsis) and (nxt in QUESTION_STARTS or nxt in PREPOSITIONS)
+            and text[toks[i][1]:toks[i + 1][0]].isspace())
 
 
 def _lead_in(words: list[str], following: list[str]) -> bool:
@@ -173,14 +198,44 @@ def _lead_in(words: list[str], following: list[str]) -> bool:
     first = next((w for w in following if w not in LEADING), "")
     tagged = words[0] in ("(", "[") and words[-1] in (")", "]") and words.count(words[0]) == 1  # "[ad-hoc request]"
     ended = words[-1] == ":" or words[-1] in DASHES or words[-2:] == [".", "."] or tagged
-    said = [w for w in words if w[0].isalnum()][-1:] == ["but"] or any(w in MESSAGING for w in words)
-    return ended and first in QUESTION_STARTS and said
+    said = [w for w in words if w[0].isalnum()][-1:] == ["but"] or any(w in MESSAGING or w == "please" for w in words)
+    # before a preposition, one that asks nothing before a sentence that does ("(Ref. A-114): For each, what")
+    led = first in PREPOSITIONS and asks(following) and not asks(words)
+    return ended and (first in QUESTION_STARTS or led) and said
 
 
 def _aside(words: list[str], after: bool) -> bool:
     """A remark set off by a dash ("? — seeing weird numbers") or one in a message's words ("URGENT!!!",
     "No rush."); after the question, not one that goes on with it ("Only the active ones.", "Per channel.")."""
-    return words[0] in DASHES or ((not after or words[0] not in GOING_ON) and any(w in MESSAGING for w in words))
+    timed = any(w.isdigit() and unit in TIME_UNITS for w, unit in zip(words, words[1:], strict=False))
+    return words[0] in DASHES or ((not after or words[0] not in GOING_ON)
+                                  and (timed or any(w in MESSAGING for w in words)))
+
+
+def _idle(words: list[str], after: bool, following: list[str]) -> bool:
+    """A remark of the user's that neither asks nor goes on with the question ("Hope this is the right place.",
+    "Supporting documentation is not required at this stage.", "Keep it short."): a sentence that starts
+    with none of a going-on's words ("Only ...", "That is to say, ...", "(sex is M)", "Latest first."), is
+    no one-word title of the question after it ("Singers: How many ..."), refers to nothing of the question's
+    after it ("Their sex is F.") and orders nothing done to the data ("Convert the duration to hour.", "Check
+    all the invoices.")."""
+    first = words[0]
+    ordered = after and first not in STOPWORDS and words[1:2] and words[1] in OBJECTS
+    # a title of one word before a colon or a dash and a question ("Singers: How many ...")
+    titles = (words[-1] in (":", *DASHES) and is_content(first) and sum(w[0].isalnum() for w in words) == 1
+              and asks(following))
+    return (first not in GOING_ON and first not in CONTINUING and not titles
+            and not (after and REFERRING.intersection(words)) and not ordered)
+
+
+def _continued(text: str, toks: list[tuple[int, int, str]], start: int, words: list[str]) -> bool:
+    """Whether a sentence with no function word goes on with a label's colon or a name's abbreviation on its
+    line ("Environment: Energy production & use.", "Computer Info. Systems department", "Heli Swaren GmbH & Co.
+    KG.")."""
+    if start < 2 or STOPWORDS.intersection(words) or "\n" in text[toks[start - 1][1]:toks[start][0]]:
+        return False
+    mark, word = toks[start - 1], toks[start - 2]
+    return mark[2] == ":" or (mark[2] == "." and text[word[0]].isupper() and len(word[2]) <= 4)
 
 
 def _remark(words: list[str], before: list[str]) -> bool:

@@ -37,8 +37,8 @@ LABELS = FRAMING | frozenset(
 #: asks ("hey can u tell me how many ..."), and a trailing run of CLOSING words is cut whole ("... thx lol").
 CHAT = frozenset(
     """hey hi hello yo um umm uh uhh er erm hmm ok okay u ur pls plz thx thanks ty tia lol btw quick basically
-    curious wondering yeah yep yup alright sir madam""".split()) | FOREIGN_GREETINGS
-CLOSING = frozenset("thx thanks thank ty tia lol pls plz please cheers asap".split())
+    curious wondering yeah yep yup alright sir madam bye""".split()) | FOREIGN_GREETINGS
+CLOSING = frozenset("thx thanks thank ty tia lol pls plz please cheers asap bye".split())
 #: How a letter's greeting starts ("Hi Sam,", "Dear Data Team,", "Good morning all,").
 GREETINGS = frozenset("hi hello hey dear good morning greetings hiya".split()) | FOREIGN_GREETINGS
 SIGNING = frozenset("regards sincerely faithfully truly cheers thanks thank wishes best".split())
@@ -47,15 +47,20 @@ SIGNING_STARTS = SIGNING | {"kind", "warm", "warmest", "many", "with", "all", "y
 #: "INC-4821 follow-up:", "homework question"): a lead-in holding one introduces the question after it.
 SAYING = frozenset(
     """says said asking asks asked phrased wrote writes note notes follow followup following reminder homework
-    exercise assignment prompt standup todo re conversation discussion discussed scratch transcript memo""".split())
+    exercise assignment prompt standup todo re conversation discussion discussed scratch transcript memo ask repost
+    reposting reposted bump bumping crosspost crossposting edit edited typo ps ref""".split())
 #: Words of the user's situation rather than the data's: urgency, days, the channel and the occasion ("No
 #: rush.", "URGENT!!!", "Still waiting on this one.", "This is for a board deck tomorrow morning.").
 SITUATION = frozenset(
     """urgent urgently rush hurry waiting deadline tomorrow tmrw tonight today yesterday weekend monday tuesday
     wednesday thursday friday saturday sunday deck slides call sync ooo offline reply ping lmk needful doc blog
-    channel thread ticket audit""".split())
+    channel thread ticket audit meeting meetings demo presentation lesson lecture quiz exam workshop""".split())
+#: Words of the answer's form rather than its content ("Keep it short.", "No need for a chart.", "Exact figures
+#: please, not estimates.").
+FORMAT = frozenset("short brief concise chart charts graph graphs visualization bullet bullets estimate estimates "
+                   "ballpark formatting".split())
 #: The words a lead-in or an aside about the request holds one of: its own, a message's, a situation's and chat's.
-MESSAGING = FRAMING | SAYING | SITUATION | CHAT
+MESSAGING = FRAMING | SAYING | SITUATION | FORMAT | CHAT
 #: Words after which a person's run is what they want to know ("My boss wants to know list the names").
 KNOWING = frozenset("know wondering asking".split())
 #: Words a request's wrapping is made of besides function, command and chat words.
@@ -72,7 +77,7 @@ WRAPPING = frozenset(
 STARTS = STOPWORDS - {"a", "an", "the", "this", "that", "these", "those"} | COMMANDS | {"name", "among"}
 COMMANDING = COMMANDS | {w + "s" for w in COMMANDS} | {"retrieve", "fetch", "retrieves", "fetches"}
 #: Marks a clause ends at: a wrapping is cut after one (leading) or before what follows one (trailing).
-BOUNDARY = frozenset(":,.!?;-()[]{}<>|/*`\u2013\u2014")
+BOUNDARY = frozenset(":,.!?;-()[]{}<>|/*`\u2013\u2014\u2192")
 #: Dashes a lead-in ends at, or a remark after a question's mark starts with ("quick one \u2014 how many").
 DASHES = frozenset("-\u2013\u2014\u2192")
 #: Marks a sentence (or a label: "User request:") ends at.
@@ -93,12 +98,24 @@ QUESTION_STARTS = frozenset(
     have had among name order sort include rank group state""".split()) | COMMANDING
 #: The words that ask or say what the question means anywhere in a sentence ("..., and state the code", "I mean
 #: those born there."): a sentence with one is not told apart from the question.
-ORDERS = COMMANDING | frozenset("among name order sort include rank group state mean meant".split())
+MEANING = frozenset("mean meant".split())
+ORDERS = COMMANDING | frozenset("among name order sort include rank group state".split()) | MEANING
 PREPOSITIONS = frozenset("in for under of from at on by with during since after before between".split())
 #: How a remark after the question that goes on with it starts ("Only the active ones.", "Also their ages.",
 #: "Per channel.", "By country.").
 GOING_ON = frozenset("also and plus only except excluding including without with but or per each every sorted ordered "
                      "grouped".split()) | PREPOSITIONS
+#: How a sentence that asks on from the one before starts ("Work out the average pay. Also give his name.").
+JOINING = frozenset("also and plus then additionally besides".split())
+#: How a sentence that goes on with the one before starts, besides GOING_ON ("That is to say, ...", "(sex is M)",
+#: "Latest first.").
+CONTINUING = frozenset("""that ie eg ( [ namely meaning latest newest oldest earliest ascending descending alphabetical
+    alphabetically highest lowest largest smallest biggest most least top bottom""".split())
+#: Words a sentence after the question refers to its things with ("Their sex is F.").
+REFERRING = frozenset("their they them those these its his her he she".split())
+#: What follows a verb that orders something done to the data ("Convert the duration", "Check all the
+#: invoices", "Work out the profit", "Break the result down").
+OBJECTS = frozenset("the all each every out down up its their his her".split())
 LEADING = frozenset("please so ok okay and but now then also just kindly".split())
 CLAUSE_MARKS = frozenset(",:;-\u2013\u2014")
 #: The words a sentence that asks starts with, as a chat run is cut before one.
@@ -129,7 +146,10 @@ def asks(words: list[str]) -> bool:
 
 
 def next_word(words: list[str]) -> str:
-    return next((w for w in words if w not in LEADING and w not in QUOTES), "")
+    """The first word past the leading ones, a word that asks without its contraction ("What's" as "what")."""
+    word = next((w for w in words if w not in LEADING and w not in QUOTES), "")
+    base = word.split("'")[0].split("\u2019")[0]
+    return base if base in WH_WORDS else word
 
 
 def is_content(word: str) -> bool:
