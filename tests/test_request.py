@@ -210,6 +210,8 @@ def test_a_wrapping_is_cut(asked: str, meant: str) -> None:
     "How many pets are there? \u2014 the ones in Paris",
     "For every pet where someone wrote a review, give the pet's name.",  # an opening with words of its own
     "For my store's customers, how many orders are there?",
+    "Across every edition, how many games were won?",  # an opening of the question's own
+    "Old singers, how many are there?",  # an opening with no function word may be the question's subject
     "I was wondering in the crew, who was born in 1962?",
     "At what date did the station have most bikes available? Sort the dates by year.",
     "Which pets are the oldest? The ones born after 2014.",  # a number of the data's
