@@ -82,10 +82,8 @@ def without_requests(text: str) -> str:
         for i, (ws, n, a, last) in enumerate(zip(sentences, own, about, [[""], *sentences[:-1]], strict=True)):
             # Before the first sentence that asks or after the last, an aside in which nothing asks and nothing
             # is named ("URGENT!!!", "pls hurry", "— seeing weird numbers on the dashboard", "No rush.").
-            # one the question goes on from ("Work out the average pay. Also give his name.") is the question's
-            joined = i + 1 < len(sentences) and sentences[i + 1][0] in JOINING
             following = sentences[i + 1] if i + 1 < len(sentences) else []
-            idle = _idle(ws, i > asked[-1], following) and not joined and not _continued(text, toks, spans[i][0], ws)
+            idle = _idle(ws, i > asked[-1], following) and not _continued(text, toks, spans[i][0], ws)
             aside = ((i < asked[0] or i > asked[-1]) and (_aside(ws, i > asked[-1]) or idle)
                      and not names[i] and not quoting[i])
             personal = n <= 6 and bool(PERSONS.intersection(ws))
@@ -216,15 +214,17 @@ def _idle(words: list[str], after: bool, following: list[str]) -> bool:
     """A remark of the user's that neither asks nor goes on with the question ("Hope this is the right place.",
     "Supporting documentation is not required at this stage.", "Keep it short."): a sentence that starts
     with none of a going-on's words ("Only ...", "That is to say, ...", "(sex is M)", "Latest first."), is
-    no one-word title of the question after it ("Singers: How many ..."), refers to nothing of the question's
-    after it ("Their sex is F.") and orders nothing done to the data ("Convert the duration to hour.", "Check
-    all the invoices.")."""
+    no one-word title of the question after it ("Singers: How many ..."), is not one the question asks on from
+    ("Work out the average pay. Also give his name."), refers to nothing of the question's after it ("Their
+    sex is F.") and orders nothing done to the data ("Convert the duration to hour.", "Check all the
+    invoices.")."""
     first = words[0]
-    ordered = after and first not in STOPWORDS and words[1:2] and words[1] in OBJECTS
+    ordered = after and first not in STOPWORDS and len(words) > 1 and words[1] in OBJECTS
+    joined = bool(following) and following[0] in JOINING
     # a title of one word before a colon or a dash and a question ("Singers: How many ...")
     titles = (words[-1] in (":", *DASHES) and is_content(first) and sum(w[0].isalnum() for w in words) == 1
               and asks(following))
-    return (first not in GOING_ON and first not in CONTINUING and not titles
+    return (first not in GOING_ON and first not in CONTINUING and not titles and not joined
             and not (after and REFERRING.intersection(words)) and not ordered)
 
 
