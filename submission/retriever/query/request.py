@@ -161,7 +161,7 @@ def _tail_start(toks: list[tuple[int, int, str]], start: int) -> int:
         i -= 1
     for j in range(i, len(toks)):
         w = toks[j][2]
-        if (w in BOUNDARY and w not in ")]}" and any(t in FRAMING for _, _, t in toks[j + 1:])
+        if (w in BOUNDARY and w not in (")", "]", "}") and any(t in FRAMING for _, _, t in toks[j + 1:])
                 and any(is_content(t) for _, _, t in toks[start:j])):
             # A sentence keeps its own mark ("?"); a comma goes with the wrapping.
             return j + 1 if w in "?!." else j

@@ -82,10 +82,11 @@ def without_requests(text: str) -> str:
         for i, (ws, n, a, last) in enumerate(zip(sentences, own, about, [[""], *sentences[:-1]], strict=True)):
             # Before the first sentence that asks or after the last, an aside in which nothing asks and nothing
             # is named ("URGENT!!!", "pls hurry", "— seeing weird numbers on the dashboard", "No rush.").
+            after = i > asked[-1]
             following = sentences[i + 1] if i + 1 < len(sentences) else []
-            idle = _idle(ws, i > asked[-1], following) and not _continued(text, toks, spans[i][0], ws)
-            aside = ((i < asked[0] or i > asked[-1]) and (_aside(ws, i > asked[-1]) or idle)
-                     and not names[i] and not quoting[i])
+            aside = ((i < asked[0] or after) and not names[i] and not quoting[i]
+                     and (_aside(ws, after) or (_idle(ws, after, following)
+                                                and not _continued(text, toks, spans[i][0], ws))))
             personal = n <= 6 and bool(PERSONS.intersection(ws))
             told.append(leads[i] or (i < lead and not asks(ws) and not names[i])
                         or (a and bool(ADDRESSED.intersection(ws)))
