@@ -27,6 +27,13 @@ from retriever.query.markup import unwrap
     ("Morning all \u2615 How many pets?", "Morning all . How many pets?"),  # an emoji before a capital ends a sentence
     ("this one -> How many pets?", "this one \u2192 How many pets?"),
     ("How many pets?\n_Context: weekly review_", "How many pets?\nContext: weekly review"),
+    ("[10:42 AM] Kowalski, Anna\nHow many pets?", "How many pets?"),  # a speaker on the stamp's line
+    ("[10:42] How Many Pets Are There?", "How Many Pets Are There?"),  # a message there is no speaker's name
+    ("[Ticket #48213] Priority: Medium\nCategory: Reporting\nDescription: How many pets?", "How many pets?"),
+    ("transcript 14:02 > How many pets?", "transcript 14:02 \u2192 How many pets?"),
+    ("how many pets question mark", "how many pets?"),
+    ("How many pets? period send", "How many pets?"),
+    ("List the pets. full stop", "List the pets."),
 ])
 def test_markup_goes(pasted: str, text: str) -> None:
     assert " ".join(unwrap(pasted, _asks).split()) == " ".join(text.split())
@@ -51,6 +58,8 @@ def _asks(text: str) -> bool:
     "[Note] How many pets?",  # a bracket with no time is no chat log's stamp
     "Which pets have a pet_type_id of 3?",  # underscores inside a name are no emphasis
     "Which pets have age->3?",  # an arrow only between spaces
+    "Which pets have age > 3?",  # a prompt's mark only before a capital
+    "List the films of the period",  # a spoken mark only after a mark or before the word that sends
 ])
 def test_plain_text_is_left_as_it_is(written: str) -> None:
     assert unwrap(written, _asks) == written

@@ -125,7 +125,7 @@ def query_embedders(settings: Settings, index: Index, offline: bool = False,
     def embed(question: str) -> QueryVectors:
         out: QueryVectors = {}
         t0 = time.monotonic()
-        question = core(question)  # what the planner reads too (query/request.py)
+        question = core(question, index.people.words)  # what the planner reads too (query/request.py)
         names = name_spans(question)
         content = embedded_words(question, index.spelling)
         question = respell(question, index.spelling)  # the models cannot look a typo up; the names stay as given

@@ -241,6 +241,18 @@ def _exceptions(path: Path) -> list[tuple[str, str]]:
     return [(p[0], p[1]) for p in _records(path) if len(p) >= 2]
 
 
+def bases(word: str) -> tuple[str, ...]:
+    """The words a regular inflection could come from: a plural's singulars, "asked" -> ask, "baked" -> bake,
+    "stopped" -> stop, "tried" -> try, "quickly" -> quick, "oldest" -> old."""
+    out = list(singulars(word))
+    for end in ("ing", "ed", "er", "est", "ly"):
+        stem = word[:-len(end)]
+        if word.endswith(end) and len(stem) > 1:
+            out += [stem, stem + "e", stem[:-1] + "y" if stem.endswith("i") else "",
+                    stem[:-1] if len(stem) > 2 and stem[-1] == stem[-2] else ""]
+    return tuple(c for c in out if c)
+
+
 def singulars(word: str) -> tuple[str, ...]:
     """The singulars a regular plural could have: "cities" -> city, "boxes" -> box, "awards" -> award."""
     cands = (word[:-3] + "y" if word.endswith("ies") else "", word[:-2] if word.endswith("es") else "",

@@ -2,7 +2,8 @@
 
 Users paste what their tools hold: an API call's body ('{"messages": [{"role": "user", "content": "..."}]}'),
 a chat widget's HTML ("<p>...</p>"), a ticket ("Priority: Medium\nDescription: How many ...?"), a reply that
-quotes the question ("> How many ...?"), a chat message with mentions and emoji ("@data-help ... :pray:").
+quotes the question ("> How many ...?"), a chat message with mentions and emoji ("@data-help ... :pray:"),
+a dictation's spoken marks ("how many ... question mark").
 The markup's words ("role", "content", "div", "priority") would count as terms and the emoji as tokens that
 end no clause; what is left is read by query/request.py like any other request.
 """
@@ -28,19 +29,31 @@ _QUOTED = re.compile(r"(?m)^[ \t]*(?:(?:>[ \t]?)+|(?:[-*\u2022]|--|\d{1,2}[.)])[
 #: ("/* ... */") and a code block's fences ("```").
 _CHAT_MARKS = re.compile(r"(?m)^[ \t]*@\w[\w.-]*|(?<![\w:]):[a-z][a-z0-9_+-]*:(?![\w:])|/\*|\*/|```+"
                          r"|(?<![\w:;])[:;]-?[()DPp](?![\w()])")
-#: A chat log's stamp and speaker at a line's start ("[10:42 AM] Priya Nair: ", "[Mon 09:14] jlee: ").
-_STAMP = re.compile(r"(?m)^[ \t]*\[[^\]\n]*\d{1,2}:\d{2}[^\]\n]*\][ \t]*(?:[^:\n]{1,40}:[ \t]*)?")
+#: A chat log's stamp and speaker at a line's start ("[10:42 AM] Priya Nair: ", "[Mon 09:14] jlee: "), or a
+#: speaker's name alone on the stamp's line, the message below it ("[10:42 AM] Kowalski, Anna\n").
+_STAMP = re.compile(r"(?m)^[ \t]*\[[^\]\n]*\d{1,2}:\d{2}[^\]\n]*\][ \t]*"
+                    r"(?:[^:\n]{1,40}:[ \t]*|[A-Z][\w'.-]*(?:,?[ \t]+[A-Z][\w'.-]*){0,3}[ \t]*$)?")
 #: An e-mail's header lines ("From: Mark Ellison", "Sent: Monday"), which name its people, not the data.
 _HEADER = re.compile(r"(?mi)^[ \t]*(?:from|to|cc|bcc|sent|date):[^\n]*$")
 #: A header line they go with only where there are two or more (a single "From: 2014" line is no e-mail's).
 _SUBJECT = re.compile(r"(?mi)^[ \t]*subject:")
-#: A form's or a ticket's field on a line of its own ("Priority: Medium", "  question: ..."): its name is
-#: at most three words.
-_FIELD = re.compile(r"^[ \t]*[A-Za-z][\w#-]*(?:[ \t]+[\w#-]+){0,2}[ \t]*:(?:[ \t]+(.*\S))?[ \t]*$")
+#: A form's or a ticket's field on a line of its own ("Priority: Medium", "  question: ...", "[Ticket #48213]
+#: Priority: Medium"): its name is at most three words.
+_FIELD = re.compile(r"^[ \t]*(?:\[[^\]\n]*\][ \t]*)?[A-Za-z][\w#-]*(?:[ \t]+[\w#-]+){0,2}[ \t]*:"
+                    r"(?:[ \t]+(.*\S))?[ \t]*$")
+#: Punctuation said aloud to a dictation ("how many ... question mark", "... in Germany. period send"): a
+#: question mark anywhere; any other at the end, after a mark or before the word that sends the message (not
+#: "films of the period").
+_SPOKEN_QUESTION = re.compile(r"(?i)[ \t]*(?:[.!?][ \t]*)?\bquestion mark\b")
+_MARK_SAID = r"(?:period|full stop|exclamation (?:mark|point)|comma|dot)"
+_SENT = r"(?:send|end|over|new line|enter)"
+_SPOKEN_END = re.compile(rf"(?i)(?:([.,!?])[ \t]*(?:{_MARK_SAID}(?:[ \t,.]+{_SENT})?|{_SENT})"
+                         rf"|[ \t]+{_MARK_SAID}[ \t,.]+{_SENT})\b[ \t.!?]*$")
 #: Joiners and variation selectors that hold emoji together.
 _JOINERS = frozenset("\u200d\ufe0e\ufe0f")
-#: An arrow typed as marks ("this one -> How many"), read as the dash it stands for.
-_ARROW = re.compile(r"(?<=\s)[-=]+>(?=\s)")
+#: An arrow typed as marks ("this one -> How many"), or a prompt's mark before a capital ("transcript 14:02 >
+#: How many"; not "age > 30"), read as the dash it stands for.
+_ARROW = re.compile(r"(?<=\s)(?:[-=]+>|>(?=\s+[A-Z]))(?=\s)")
 #: Markdown's emphasis by underscores ("_Context: weekly review_"; not a name's "customer_id").
 _EMPHASIS = re.compile(r"(?<!\w)_([^_\n]+)_(?!\w)")
 #: A run of emoji (marked "\0") after a word and before a space and a letter.
@@ -57,7 +70,14 @@ def unwrap(text: str, asks: Callable[[str], bool]) -> str:
     if len(_HEADER.findall(body)) + len(_SUBJECT.findall(body)) >= 2:
         body = _HEADER.sub("", body)
     body = _EMPHASIS.sub(r"\1", _ARROW.sub("\u2192", _CHAT_MARKS.sub(" ", body)))
-    return _pictographs(body)
+    return _pictographs(_spoken(body))
+
+
+def _spoken(body: str) -> str:
+    """The text with its spoken punctuation written as marks (_SPOKEN_QUESTION, _SPOKEN_END)."""
+    said = _SPOKEN_QUESTION.sub("?", body)
+    end = _SPOKEN_END.search(said)
+    return said if end is None or not said[:end.start()].strip() else said[:end.start()] + (end.group(1) or ".")
 
 
 def _pictographs(body: str) -> str:

@@ -137,7 +137,7 @@ class Planner:
         return self.channels.layout
 
     def evidence(self, question: str, query_vectors: Mapping[str, np.ndarray], opts: Options) -> Evidence:
-        return self.channels.evidence(core(question), self.adapted(query_vectors), opts.rrf_k,
+        return self.channels.evidence(core(question, self.index.people.words), self.adapted(query_vectors), opts.rrf_k,
                                       opts.disabled_channels)
 
     def adapted(self, query_vectors: Mapping[str, np.ndarray]) -> Mapping[str, np.ndarray]:

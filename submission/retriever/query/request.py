@@ -22,9 +22,11 @@ how many ..."); a lead-in before a colon, a dash or an ellipsis goes with what c
 ("customer on the line asking: ...", "quick one — ...", "(Ref. A-114): For each ..."), and so do the user's
 asides before or after the question ("URGENT!!!", "No rush.", "Gracias"): any sentence that neither asks,
 names anything nor goes on with the question ("Hope this is the right place.", "Keep it short.", but not
-"Their sex is F.", "Convert the duration to hour.", "Latest first."); a question quoted in a request is taken
-from it. Markup around the text (a JSON body, HTML, a form's fields, quote and list marks, emoji, a chat log's
-stamps, an e-mail's headers, Markdown's underscores, typed arrows) is read through first (query/markup.py).
+"Their sex is F.", "Convert the duration to hour.", "Latest first."); so does what is written in another
+language than the dictionary's ("Dzień dobry, how many ...? Pozdrawiam, Tomasz"); a question quoted in a
+request is taken from it. Markup around the text (a JSON body, HTML, a form's fields, quote and list marks,
+emoji, a chat log's stamps, an e-mail's headers, Markdown's underscores, typed arrows, punctuation said to a
+dictation) is read through first (query/markup.py).
 None of the benchmarks' questions as written is changed (one of BIRD's 9,428: "In the database, how many
 ..."), nor any of their reworded and paraphrased copies.
 """
@@ -45,6 +47,7 @@ from .wording import (
     GREETINGS,
     KNOWING,
     MESSAGING,
+    MODALS,
     PERSONS,
     PREPOSITIONS,
     QUESTION_STARTS,
@@ -55,19 +58,21 @@ from .wording import (
     WH,
     WH_WORDS,
     asks,
+    foreign,
     is_content,
     named,
     tokens,
 )
 
 
-def core(question: str) -> str:
+def core(question: str, lexicon: frozenset[str] = frozenset()) -> str:
     """The question without a leading and a trailing wrapping and without its sentences about the request
     (see the module's docstring). The clauses go first, so a sentence that asks is judged without its
     wrapping ("Using the tables in our database, who ...?"), and again after, for what the sentences hid;
-    a quoted question last, once the request around it is all that is left."""
+    a quoted question last, once the request around it is all that is left. The dictionary's words
+    (`lexicon`, WordNet's) tell the user's other language ("Perdón por molestar, how many ...")."""
     text = normalize(unwrap(question, _asks_text))
-    cut = _quoted(_clauses(without_requests(_clauses(text))))
+    cut = _quoted(_clauses(without_requests(_clauses(text, lexicon), lexicon), lexicon))
     return question if cut == normalize(question) else cut.strip()
 
 
@@ -85,9 +90,9 @@ def _quoted(text: str) -> str:
     return inside if len(words) > 3 and asks(words) and (bare or requested) else text
 
 
-def _clauses(text: str) -> str:
+def _clauses(text: str, lexicon: frozenset[str]) -> str:
     toks = tokens(text)
-    start = max(_lead_end(toks), _opening(text, toks))
+    start = max(_lead_end(toks), _opening(text, toks, lexicon))
     end = _tail_start(toks, start)
     if start == 0 and end == len(toks):
         return text
@@ -105,7 +110,7 @@ def _lead_end(toks: list[tuple[int, int, str]]) -> int:
     """How many leading tokens are a wrapping: the last cut point of the run of allowed tokens, where the run
     so far holds a framing word and a clause mark ends it, or a word only chat uses and a word that asks
     follows; a content word must be left."""
-    cut, framed, chat, person, owner = 0, False, False, False, False
+    cut, framed, chat, person, owner, started = 0, False, False, False, False, False
     for i, (_, _, w) in enumerate(toks):
         if w not in ALLOWED:
             break
@@ -124,7 +129,11 @@ def _lead_end(toks: list[tuple[int, int, str]]) -> int:
         # "My boss wants to know list the names": a person's run ends with what they want to know
         owner = (owner or w in PERSONS) and w not in BOUNDARY
         knowing = owner and w in KNOWING and nxt in WH
-        chatted = (chatting and nxt in WH) or (speaking and nxt in WH_WORDS and then != "to") or knowing
+        # "ok so among ...", "um state ...": a word a question starts with, where none came since the chat word,
+        # and not one that asks the assistant ("hey can u pls tel me what ...")
+        started = (started and w not in CHAT) or w in QUESTION_STARTS
+        opened = nxt in WH or (nxt in QUESTION_STARTS and nxt not in MODALS and not started)
+        chatted = (chatting and opened) or (speaking and nxt in WH_WORDS and then != "to") or knowing
         if marked:
             cut = i + 1
         elif chatted:  # "can you tell me under what ...": the preposition is the question's
@@ -132,7 +141,7 @@ def _lead_end(toks: list[tuple[int, int, str]]) -> int:
     return cut if any(is_content(w) for _, _, w in toks[cut:]) else 0
 
 
-def _opening(text: str, toks: list[tuple[int, int, str]]) -> int:
+def _opening(text: str, toks: list[tuple[int, int, str]], lexicon: frozenset[str]) -> int:
     """How many leading tokens are an opening in the user's words before a comma or a "but" and a word that
     asks ("Per my manager's request, what is", "Sorry to bother you again, but how many", "Not urgent but
     list"): one that asks nothing, names nothing, and ends with "but" or speaks of its user and the message."""
@@ -149,7 +158,10 @@ def _opening(text: str, toks: list[tuple[int, int, str]]) -> int:
     but = run[-1] == "but" and sum(is_content(w) for w in run) <= 3 and not any(w in WH_WORDS for w in run)
     # or greets whom it is sent to ("Hey Google,", "Hi Sam,"), whose name is not the data's
     greeting = run[0] in GREETINGS and run[-1] == "," and len(run) <= 4
-    return i + 1 if greeting or (((spoken and plain) or but) and not asks(run) and not named(text, toks[:i + 1])) else 0
+    # or is in the user's other language ("Perdón por molestar,", "Dzień dobry,", "Bhai ek kaam kar do,")
+    if greeting or (run[-1] == "," and foreign(text, toks[:i + 1], lexicon)):
+        return i + 1
+    return i + 1 if ((spoken and plain) or but) and not asks(run) and not named(text, toks[:i + 1]) else 0
 
 
 def _tail_start(toks: list[tuple[int, int, str]], start: int) -> int:

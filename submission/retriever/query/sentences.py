@@ -37,19 +37,21 @@ from .wording import (
     WE,
     WH_WORDS,
     asks,
+    foreign,
     is_content,
     named,
     tokens,
 )
 
 
-def without_requests(text: str) -> str:
+def without_requests(text: str, lexicon: frozenset[str] = frozenset()) -> str:
     """The text without its sentences about the request rather than the data.
 
     A sentence (or a label before a colon) about the request (see _about) holds at most 3 words of its own;
     it is cut where a sentence that is not about the request holds more, so a question that names a database
     or a query ("Which database administrators earn the most? List them.") keeps all of it, or, whatever the
-    lengths, where nothing in it asks and another sentence does.
+    lengths, where nothing in it asks and another sentence does. A sentence in another language than the
+    dictionary's (`lexicon`) asks nothing and goes beside one that asks ("Oi gente, tudo bem?", "Tanaka desu.").
     """
     toks = tokens(text)
     spans = _sentences(text, toks)
@@ -66,11 +68,13 @@ def without_requests(text: str) -> str:
     # Beside a sentence that asks, one that does not go whatever the question's length where nothing in it
     # asks and it is about the request, speaks of its user ("I keep getting a different number.") or is a
     # remark in brackets; so does a question to the assistant ("Can someone take this?").
-    asked = [i for i, (ws, n, a) in enumerate(zip(sentences, own, about, strict=True)) if not a and n > 0 and asks(ws)]
+    names = [named(text, toks[a:b]) for a, b in spans]
+    alien = [foreign(text, toks[a:b], lexicon) for a, b in spans]
+    asked = [i for i, (ws, n, a, f) in enumerate(zip(sentences, own, about, alien, strict=True))
+             if not a and n > 0 and asks(ws) and not f]
     if not asked:
         told = [False] * len(spans)
     else:
-        names = [named(text, toks[a:b]) for a, b in spans]
         # A lead-in ("customer on the line asking:", "quick one —") introduces the question after it, and
         # what comes before it and does not ask is its preamble ("So, some context: my manager asked me ...").
         leads = [_lead_in(ws, nxt) and (not m or any(w in REQUESTING for w in ws))
@@ -88,7 +92,7 @@ def without_requests(text: str) -> str:
                      and (_aside(ws, after) or (_idle(ws, after, following)
                                                 and not _continued(text, toks, spans[i][0], ws))))
             personal = n <= 6 and bool(PERSONS.intersection(ws))
-            told.append(leads[i] or (i < lead and not asks(ws) and not names[i])
+            told.append(leads[i] or (alien[i] and not quoting[i]) or (i < lead and not asks(ws) and not names[i])
                         or (a and bool(ADDRESSED.intersection(ws)))
                         or (_telling(ws) and (a or personal or _remark(ws, last) or aside)))
     kept = [span for span, n, a, t in zip(spans, own, about, told, strict=True) if not (t or (a and n < most))]

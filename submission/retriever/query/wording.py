@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 
 from ..index.text import COMMANDS, STOPWORDS
+from ..index.wordnet import bases
 
 #: Greetings in the languages users mix with English ("Hola! ...", "Namaste sir, ..."), and their thanks
 #: ("... Gracias", "Vielen Dank im Voraus").
@@ -96,6 +97,8 @@ ADDRESSED = frozenset("you you're u someone anyone somebody anybody".split())
 QUESTION_STARTS = frozenset(
     """what which who whom whose when where why how is are was were do does did can could would will should has
     have had among name order sort include rank group state""".split()) | COMMANDING
+#: The verbs a question to the assistant starts with ("can u tell me ...", "would you ...").
+MODALS = frozenset("can could would will should".split())
 #: The words that ask or say what the question means anywhere in a sentence ("..., and state the code", "I mean
 #: those born there."): a sentence with one is not told apart from the question.
 MEANING = frozenset("mean meant".split())
@@ -127,6 +130,16 @@ TIME_UNITS = frozenset("min mins minute minutes hr hrs hour hours sec secs secon
 TITLES = frozenset("mr mrs ms dr prof st jr sr mt ft no vs etc".split())
 QUOTES = frozenset("\"'\u201c\u201d")
 QUOTE = re.compile(r'"([^"]+)"|\u201c([^\u201c\u201d]+)\u201d')
+#: English function words, which WordNet does not list: a sentence with them is English ("Among Warner Bros.").
+FUNCTION_WORDS = (STOPWORDS | PREPOSITIONS | QUESTION_STARTS | GOING_ON | CONTINUING | REFERRING | LEADING | WH_WORDS
+                  | frozenset("among amongst via within upon across against beyond through throughout toward towards "
+                              "versus whether".split()))
+#: The days of the week, which date a message ("Action items (Tue standup):", "Due Friday") more often than
+#: they name the data.
+DAYS = frozenset("""monday tuesday wednesday thursday friday saturday sunday mon tue tues wed thu thur thurs fri sat
+    sun""".split())
+#: A time of day ("14:02", "9:30"), which is the message's, not the data's.
+_CLOCK = re.compile(r"\d{1,2}:\d{2}\b")
 TOKEN = re.compile(r"[^\W_]+(?:['\u2019][^\W_]+)?|[^\w\s]")
 
 
@@ -158,13 +171,44 @@ def is_content(word: str) -> bool:
 
 
 def named(text: str, toks: list[tuple[int, int, str]]) -> bool:
-    """Whether a sentence names something past its first word (a capitalised word, a number standing alone
-    and not of minutes or hours, a quote): then it may hold what the question is about ("Only those in
-    France.", "For 2014:"; not "client call in 20 min")."""
+    """Whether a sentence names something past its first word (a capitalised word but a day of the week, a
+    number standing alone and not of minutes or hours nor a time of day, a quote): then it may hold what the
+    question is about ("Only those in France.", "For 2014:"; not "client call in 20 min")."""
     words = [t for t in toks if t[2][0].isalnum()]
     return (any(t[2] in QUOTES for t in toks)
-            or any(t[2] not in ALLOWED and t[2] not in MESSAGING
+            or any(t[2] not in ALLOWED and t[2] not in MESSAGING and t[2] not in DAYS
                    and (text[t[0]].isupper() and len(t[2]) > 1
                         or t[2].isdigit() and not text[t[0] - 1].isalnum() and text[t[0] - 1] not in "-#"
-                        and (i + 1 == len(words) or words[i + 1][2] not in TIME_UNITS))
+                        and (i + 1 == len(words) or words[i + 1][2] not in TIME_UNITS)
+                        and not _clock(text, t[0]))
                    for i, t in enumerate(words) if i > 0))
+
+
+def _clock(text: str, start: int) -> bool:
+    """Whether the number at `start` is an hour or the minutes of a time of day ("14:02")."""
+    return bool(_CLOCK.match(text, start)) or (start >= 2 and text[start - 1] == ":" and text[start - 2].isdigit())
+
+
+def foreign(text: str, toks: list[tuple[int, int, str]], lexicon: frozenset[str]) -> bool:
+    """Whether a run is in a language the dictionary (`lexicon`) is not of ("Perdón por molestar,", "Tanaka
+    desu.", "jaldi chahiye yaar", "Pozdrawiam, Tomasz"): no number, quote or word in capitals ("(in USD)"), and
+    of its words no request uses at most a third are the dictionary's or English function words of two letters
+    or more, or none but its names where it names something ("Customer Ursola Purdy.", "In Abadia," are
+    English). Without a dictionary nothing is."""
+    own = [t for t in toks if t[2][0].isalnum() and (t[2] not in ALLOWED or (t[2] in STOPWORDS and len(t[2]) > 1))]
+    if (not lexicon or not own or any(c.isdigit() for *_, w in own for c in w) or any(w in QUOTES for *_, w in toks)
+            or any(b - a > 1 and text[a:b].isupper() for a, b, _ in toks)):
+        return False
+    if named(text, toks):  # its names aside, no word is the dictionary's ("Jazak Allah khair")
+        words = [w for a, _, w in own if a == toks[0][0] or not text[a].isupper()]
+        return bool(words) and not any(_known(w, lexicon) for w in words)
+    known = sum(_known(w, lexicon) for *_, w in own)
+    return 3 * known <= len(own)
+
+
+def _known(word: str, lexicon: frozenset[str]) -> bool:
+    """A word of the dictionary or an inflection of one; a contraction by its first part ("that's", "can't";
+    not "g'day")."""
+    head = re.split("['\u2019]", word)[0]
+    return (word in FUNCTION_WORDS or any(b in lexicon for b in (word, *bases(word)))
+            or head != word and len(head) > 1 and (head in FUNCTION_WORDS or head in lexicon))
