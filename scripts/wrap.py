@@ -6,7 +6,8 @@ question: ...", "In the database, how many ...", "... Thanks!"). `scripts/wrappi
 wrappings `query/request.py` was written against; `heldout.json` ones written after its first rules (and
 read to widen them); `independent_a.json` to `independent_p.json` ones written by helper agents that never
 saw it (the first two were read to write its sentence pass, after measuring them; the others were measured
-before anyone read them, and `independent_m.json` to `independent_p.json` have not been read).
+before anyone read them, and `independent_m.json`, `independent_n.json` and `independent_p.json` have not been
+read).
 
 Usage: python scripts/wrap.py --wrappings W --queries Q --out OUT
 """

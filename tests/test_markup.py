@@ -34,6 +34,9 @@ from retriever.query.markup import unwrap
     ("how many pets question mark", "how many pets?"),
     ("How many pets? period send", "How many pets?"),
     ("List the pets. full stop", "List the pets."),
+    ("open quote how many pets close quote", "how many pets"),
+    ("hey bot comma how many pets", "hey bot, how many pets"),
+    ("[Participant 3, 00:41:09]: How many pets? [Participant 1, 00:41:20]: Later.", "How many pets? Later."),
 ])
 def test_markup_goes(pasted: str, text: str) -> None:
     assert " ".join(unwrap(pasted, _asks).split()) == " ".join(text.split())

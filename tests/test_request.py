@@ -161,6 +161,14 @@ QUESTION = "Show names for all aircrafts of which John Williams has certificates
     ("Customer chat transcript 14:02 > How many pets are there?", "How many pets are there?"),
     ("[10:42 AM] Kowalski, Anna\nHow many pets are there?\n[10:43 AM] Kowalski, Anna\nno rush",
      "How many pets are there?"),
+    ("[Participant 3, 00:41:09]: Mm-hm. Yeah. And, sorry, could we also, like, how many pets are there? "
+     "[Participant 1, 00:41:20]: Let's park that for now.", "how many pets are there?"),
+    ("Hi, yes, um, so my question is how many pets are there? Thank you.", "how many pets are there?"),
+    ("hiya How many pets are there? cheers", "How many pets are there?"),
+    ("so yeah comma how many pets are there? period", "how many pets are there?"),
+    ("Provide the names of the pets What would the query look like?", "Provide the names of the pets"),
+    ("How many pets are there? Speaker 1:", "How many pets are there?"),
+    ("Count the pets in Aberdeen.\nno rush", "Count the pets in Aberdeen."),
 ])
 def test_a_wrapping_is_cut(asked: str, meant: str) -> None:
     assert core(asked) == meant
@@ -273,9 +281,18 @@ def test_without_a_dictionary_no_language_is_foreign() -> None:
     "List the films released in the period",  # a spoken mark only after a mark or before "send"
     "List the e-mails we send",
     "Which pets were fed at 14:02? Only on Monday.",
+    "Which studio made the film Who Framed Roger Rabbit?",  # a title's capital is no new sentence
+    "Which files use a comma as the separator?",  # a spoken comma only after a word of its own
 ])
 def test_a_question_as_written_is_left_as_it_is(asked: str) -> None:
     assert core(asked) == asked
+
+
+def test_a_short_question_after_an_apology_is_kept() -> None:
+    """A sentence with a request's word ("sorry") and few words of its own is about the request only where no
+    question follows its clause mark: here the question is in it, and a longer remark beside it goes."""
+    assert core("Sorry, how many pets are there? The vet asked for it before the visit.").endswith(
+        "how many pets are there?")
 
 
 def test_a_quoted_question_is_kept_whole() -> None:

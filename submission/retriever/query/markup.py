@@ -15,6 +15,8 @@ import re
 import unicodedata
 from collections.abc import Callable
 
+from ..index.text import STOPWORDS
+
 #: An HTML tag ("<p>", "</div>", '<div class="msg">', "<br/>"): a letter follows "<" at once, so a
 #: comparison ("age < 30", "<30") is not one.
 _TAG = re.compile(r"</?[A-Za-z][A-Za-z0-9-]*(?:\s[^<>]*)?/?>")
@@ -29,10 +31,11 @@ _QUOTED = re.compile(r"(?m)^[ \t]*(?:(?:>[ \t]?)+|(?:[-*\u2022]|--|\d{1,2}[.)])[
 #: ("/* ... */") and a code block's fences ("```").
 _CHAT_MARKS = re.compile(r"(?m)^[ \t]*@\w[\w.-]*|(?<![\w:]):[a-z][a-z0-9_+-]*:(?![\w:])|/\*|\*/|```+"
                          r"|(?<![\w:;])[:;]-?[()DPp](?![\w()])")
-#: A chat log's stamp and speaker at a line's start ("[10:42 AM] Priya Nair: ", "[Mon 09:14] jlee: "), or a
-#: speaker's name alone on the stamp's line, the message below it ("[10:42 AM] Kowalski, Anna\n").
-_STAMP = re.compile(r"(?m)^[ \t]*\[[^\]\n]*\d{1,2}:\d{2}[^\]\n]*\][ \t]*"
-                    r"(?:[^:\n]{1,40}:[ \t]*|[A-Z][\w'.-]*(?:,?[ \t]+[A-Z][\w'.-]*){0,3}[ \t]*$)?")
+#: A chat log's stamp and speaker at a line's start or after a sentence ("[10:42 AM] Priya Nair: ", "[Mon
+#: 09:14] jlee: ", "... have? [Participant 1, 00:41:20]: Let's"), or a speaker's name alone on the stamp's
+#: line, the message below it ("[10:42 AM] Kowalski, Anna\n").
+_STAMP = re.compile(r"(?m)(?:^|(?<=[.?!])[ \t])[ \t]*\[[^\]\n]*\d{1,2}:\d{2}[^\]\n]*\][ \t]*"
+                    r"(?::[ \t]*|[^:\n]{1,40}:[ \t]*|[A-Z][\w'.-]*(?:,?[ \t]+[A-Z][\w'.-]*){0,3}[ \t]*$)?")
 #: An e-mail's header lines ("From: Mark Ellison", "Sent: Monday"), which name its people, not the data.
 _HEADER = re.compile(r"(?mi)^[ \t]*(?:from|to|cc|bcc|sent|date):[^\n]*$")
 #: A header line they go with only where there are two or more (a single "From: 2014" line is no e-mail's).
@@ -45,6 +48,10 @@ _FIELD = re.compile(r"^[ \t]*(?:\[[^\]\n]*\][ \t]*)?[A-Za-z][\w#-]*(?:[ \t]+[\w#
 #: question mark anywhere; any other at the end, after a mark or before the word that sends the message (not
 #: "films of the period").
 _SPOKEN_QUESTION = re.compile(r"(?i)[ \t]*(?:[.!?][ \t]*)?\bquestion mark\b")
+#: ... a comma between two words, the first no function word ("so yeah comma how many"; not "use a comma as",
+#: "separated by comma or tab"), and quotes ("open quote ... close quote").
+_SPOKEN_COMMA = re.compile(r"(?i)\b(\w+)[ \t]+comma[ \t]+(?=\w)")
+_SPOKEN_QUOTES = re.compile(r"(?i)[ \t]*\b(?:open quote|close quote|end quote|unquote)\b[ \t,]*")
 _MARK_SAID = r"(?:period|full stop|exclamation (?:mark|point)|comma|dot)"
 _SENT = r"(?:send|end|over|new line|enter)"
 _SPOKEN_END = re.compile(rf"(?i)(?:([.,!?])[ \t]*(?:{_MARK_SAID}(?:[ \t,.]+{_SENT})?|{_SENT})"
@@ -66,7 +73,7 @@ def unwrap(text: str, asks: Callable[[str], bool]) -> str:
     body = _fields(_json_text(text), asks)
     if _FRAMING_TAG.search(body):
         body = _TAG.sub(" ", body)
-    body = _QUOTED.sub("", _STAMP.sub("", body))
+    body = _QUOTED.sub("", _STAMP.sub(lambda m: " " if m.start() > 0 and body[m.start() - 1] != "\n" else "", body))
     if len(_HEADER.findall(body)) + len(_SUBJECT.findall(body)) >= 2:
         body = _HEADER.sub("", body)
     body = _EMPHASIS.sub(r"\1", _ARROW.sub("\u2192", _CHAT_MARKS.sub(" ", body)))
@@ -74,8 +81,11 @@ def unwrap(text: str, asks: Callable[[str], bool]) -> str:
 
 
 def _spoken(body: str) -> str:
-    """The text with its spoken punctuation written as marks (_SPOKEN_QUESTION, _SPOKEN_END)."""
+    """The text with its spoken punctuation written as marks (_SPOKEN_QUESTION, _SPOKEN_COMMA, _SPOKEN_QUOTES,
+    _SPOKEN_END)."""
     said = _SPOKEN_QUESTION.sub("?", body)
+    said = _SPOKEN_COMMA.sub(lambda m: m.group(0) if m.group(1).lower() in STOPWORDS else m.group(1) + ", ", said)
+    said = _SPOKEN_QUOTES.sub(" ", said)
     end = _SPOKEN_END.search(said)
     return said if end is None or not said[:end.start()].strip() else said[:end.start()] + (end.group(1) or ".")
 

@@ -123,7 +123,8 @@ def _lead_end(toks: list[tuple[int, int, str]]) -> int:
         person = speaking and w not in BOUNDARY
         after_to = w in COMMANDING and i > 0 and toks[i - 1][2] == "to"
         nxt = toks[i + 1][2] if i + 1 < len(toks) else ""
-        marked = framed and ((w in BOUNDARY and nxt in STARTS) or after_to)
+        # "so my question is how many": what the request is, said before the question
+        marked = framed and ((w in BOUNDARY and nxt in STARTS) or after_to or (w in ("is", "was") and nxt in WH_WORDS))
         # "hey can u tell me how many", "quick q: how many", "I was wondering how many"
         then = toks[i + 2][2] if i + 2 < len(toks) else ""
         # "My boss wants to know list the names": a person's run ends with what they want to know

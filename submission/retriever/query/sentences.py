@@ -12,6 +12,7 @@ from __future__ import annotations
 from ..index.text import STOPWORDS
 from .wording import (
     ADDRESSED,
+    CLAUSE_MARKS,
     CONTINUING,
     DASHES,
     ENDS,
@@ -40,6 +41,7 @@ from .wording import (
     foreign,
     is_content,
     named,
+    next_word,
     tokens,
 )
 
@@ -92,7 +94,10 @@ def without_requests(text: str, lexicon: frozenset[str] = frozenset()) -> str:
                      and (_aside(ws, after) or (_idle(ws, after, following)
                                                 and not _continued(text, toks, spans[i][0], ws))))
             personal = n <= 6 and bool(PERSONS.intersection(ws))
-            told.append(leads[i] or (alien[i] and not quoting[i]) or (i < lead and not asks(ws) and not names[i])
+            # a label that ends the text introduces nothing ("... how many ...? Speaker 1:")
+            ending = i == len(sentences) - 1 and after and ws[-1] == ":"
+            told.append(leads[i] or (alien[i] and not quoting[i]) or ending
+                        or (i < lead and not asks(ws) and not names[i])
                         or (a and bool(ADDRESSED.intersection(ws)))
                         or (_telling(ws) and (a or personal or _remark(ws, last) or aside)))
     kept = [span for span, n, a, t in zip(spans, own, about, told, strict=True) if not (t or (a and n < most))]
@@ -123,7 +128,7 @@ def _sentences(text: str, toks: list[tuple[int, int, str]]) -> list[tuple[int, i
         closed = toks[i][2] == '"' and not quoted and i > 0 and toks[i - 1][2] in ".!?"
         ending = (_ends(text, toks[i][:2] + (toks[i - 1][2],) if closed else toks[i], toks[i + 1])
                   or _greeted(text, toks, ends[-1] if ends else 0, i))
-        if (ending or _introduces(text, toks, i)) and not colon and not titled:
+        if (ending or _introduces(text, toks, i) or _restarts(text, toks, i)) and not colon and not titled:
             ends.append(i + 1)
     # A tag in brackets that opens the text ("[ad-hoc request] List ...", "[EXTERNAL] Hello") is a sentence of
     # its own.
@@ -151,14 +156,15 @@ def _ends(text: str, tok: tuple[int, int, str], nxt: tuple[int, int, str]) -> bo
     """A sentence ends between two tokens at a mark a space and a capital follow ("30? Output", "SQL: How";
     not "U.S" or "Ltd. write"), at a question mark before any word ("...? need it asap"), and at a line break
     before a capital or a Markdown mark ("## Question\nHow many ..."), and at a mark before a dash or a
-    message's word ("...? — seeing weird numbers", "... in 2014. lmk when u get a chance")."""
+    message's word ("...? — seeing weird numbers", "... in 2014. lmk when u get a chance"), and at a mark that
+    ends a line ("... in Aberdeen.\nno rush")."""
     gap = text[tok[1]:nxt[0]]
     if not gap.isspace():
         return False
     head = text[nxt[0]]
     return ((tok[2] in ENDS and _opens(head)) or (tok[2] == "?" and head.isalnum())
             or (tok[2] in "?!." and (nxt[2] in DASHES or head.islower() and nxt[2] in MESSAGING))
-            or ("\n" in gap and _opens(head) and tok[2] != ","))
+            or ("\n" in gap and (_opens(head) and tok[2] != "," or tok[2] in "?!.")))
 
 
 def _about(words: list[str], own: int) -> bool:
@@ -170,6 +176,9 @@ def _about(words: list[str], own: int) -> bool:
     framing = LABELS if _labelled(words) else REQUESTING
     framed, person = any(w in framing for w in words), bool(PERSONS.intersection(words))
     if asks(words):  # "we" asks of the data ("How many singers do we have in Hive?")
+        if words[-1] == "?" and any(w in CLAUSE_MARKS and next_word(words[i + 1:]) in WH_WORDS
+                                    for i, w in enumerate(words)):
+            return False  # the question is in it ("And, sorry, could we also, like, how many ...?")
         speaking = bool(SPEAKING.intersection(words) - WE)
         return (framed and (speaking or own <= 2)) or (own <= 1 and bool(ADDRESSED.intersection(words)))
     return framed or person or (own == 0 and sum(w[0].isalnum() for w in words) > 1)
@@ -192,6 +201,15 @@ def _introduces(text: str, toks: list[tuple[int, int, str]], i: int) -> bool:
     dash = word in DASHES and toks[i][0] > 0 and text[toks[i][0] - 1].isspace()
     return ((word == ":" or dash or ellipsis) and (nxt in QUESTION_STARTS or nxt in PREPOSITIONS)
             and text[toks[i][1]:toks[i + 1][0]].isspace())
+
+
+def _restarts(text: str, toks: list[tuple[int, int, str]], i: int) -> bool:
+    """A capitalised question word between two lower-case words starts a sentence ("ugh ok How many ...",
+    "hiya How many ..."; not a title's "Who Framed Roger Rabbit")."""
+    if i + 2 >= len(toks) or toks[i + 1][2] not in WH_WORDS:
+        return False
+    before, word, after = (text[t[0]] for t in toks[i:i + 3])
+    return before.islower() and word.isupper() and after.islower()
 
 
 def _lead_in(words: list[str], following: list[str]) -> bool:

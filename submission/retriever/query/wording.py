@@ -38,7 +38,7 @@ LABELS = FRAMING | frozenset(
 #: asks ("hey can u tell me how many ..."), and a trailing run of CLOSING words is cut whole ("... thx lol").
 CHAT = frozenset(
     """hey hi hello yo um umm uh uhh er erm hmm ok okay u ur pls plz thx thanks ty tia lol btw quick basically
-    curious wondering yeah yep yup alright sir madam bye""".split()) | FOREIGN_GREETINGS
+    curious wondering yes yeah yep yup alright sir madam bye ugh omg hiya mhm""".split()) | FOREIGN_GREETINGS
 CLOSING = frozenset("thx thanks thank ty tia lol pls plz please cheers asap bye".split())
 #: How a letter's greeting starts ("Hi Sam,", "Dear Data Team,", "Good morning all,").
 GREETINGS = frozenset("hi hello hey dear good morning greetings hiya".split()) | FOREIGN_GREETINGS
