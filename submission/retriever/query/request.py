@@ -160,9 +160,10 @@ def _opening(text: str, toks: list[tuple[int, int, str]], lexicon: frozenset[str
     # or greets whom it is sent to ("Hey Google,", "Hi Sam,"), whose name is not the data's
     greeting = run[0] in GREETINGS and run[-1] == "," and len(run) <= 4
     # or is in the user's other language ("Perdón por molestar,", "Dzień dobry,", "Bhai ek kaam kar do,")
-    if greeting or (run[-1] == "," and foreign(text, toks[:i + 1], lexicon)):
+    naming = named(text, toks[:i + 1])
+    if greeting or (run[-1] == "," and foreign(text, toks[:i + 1], lexicon, naming)):
         return i + 1
-    return i + 1 if ((spoken and plain) or but) and not asks(run) and not named(text, toks[:i + 1]) else 0
+    return i + 1 if ((spoken and plain) or but) and not asks(run) and not naming else 0
 
 
 def _tail_start(toks: list[tuple[int, int, str]], start: int) -> int:

@@ -71,7 +71,7 @@ def without_requests(text: str, lexicon: frozenset[str] = frozenset()) -> str:
     # asks and it is about the request, speaks of its user ("I keep getting a different number.") or is a
     # remark in brackets; so does a question to the assistant ("Can someone take this?").
     names = [named(text, toks[a:b]) for a, b in spans]
-    alien = [foreign(text, toks[a:b], lexicon) for a, b in spans]
+    alien = [foreign(text, toks[a:b], lexicon, m) for (a, b), m in zip(spans, names, strict=True)]
     asked = [i for i, (ws, n, a, f) in enumerate(zip(sentences, own, about, alien, strict=True))
              if not a and n > 0 and asks(ws) and not f]
     if not asked:

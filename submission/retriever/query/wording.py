@@ -189,17 +189,19 @@ def _clock(text: str, start: int) -> bool:
     return bool(_CLOCK.match(text, start)) or (start >= 2 and text[start - 1] == ":" and text[start - 2].isdigit())
 
 
-def foreign(text: str, toks: list[tuple[int, int, str]], lexicon: frozenset[str]) -> bool:
+def foreign(text: str, toks: list[tuple[int, int, str]], lexicon: frozenset[str], naming: bool) -> bool:
     """Whether a run is in a language the dictionary (`lexicon`) is not of ("Perdón por molestar,", "Tanaka
     desu.", "jaldi chahiye yaar", "Pozdrawiam, Tomasz"): no number, quote or word in capitals ("(in USD)"), and
     of its words no request uses at most a third are the dictionary's or English function words of two letters
-    or more, or none but its names where it names something ("Customer Ursola Purdy.", "In Abadia," are
-    English). Without a dictionary nothing is."""
+    or more, or none but its names where it names something (`naming`, as `named` says: "Customer Ursola
+    Purdy.", "In Abadia," are English). Without a dictionary nothing is."""
+    if not lexicon:
+        return False
     own = [t for t in toks if t[2][0].isalnum() and (t[2] not in ALLOWED or (t[2] in STOPWORDS and len(t[2]) > 1))]
-    if (not lexicon or not own or any(c.isdigit() for *_, w in own for c in w) or any(w in QUOTES for *_, w in toks)
+    if (not own or any(c.isdigit() for *_, w in own for c in w) or any(w in QUOTES for *_, w in toks)
             or any(b - a > 1 and text[a:b].isupper() for a, b, _ in toks)):
         return False
-    if named(text, toks):  # its names aside, no word is the dictionary's ("Jazak Allah khair")
+    if naming:  # its names aside, no word is the dictionary's ("Jazak Allah khair")
         words = [w for a, _, w in own if a == toks[0][0] or not text[a].isupper()]
         return bool(words) and not any(_known(w, lexicon) for w in words)
     known = sum(_known(w, lexicon) for *_, w in own)
