@@ -37,6 +37,7 @@ from retriever.query.markup import unwrap
     ("open quote how many pets close quote", "how many pets"),
     ("hey bot comma how many pets", "hey bot, how many pets"),
     ("[Participant 3, 00:41:09]: How many pets? [Participant 1, 00:41:20]: Later.", "How many pets? Later."),
+    ('In [23]: ask("How many pets?")\nOut[23]: 12', 'ask("How many pets?")\n12'),  # a notebook's prompts
 ])
 def test_markup_goes(pasted: str, text: str) -> None:
     assert " ".join(unwrap(pasted, _asks).split()) == " ".join(text.split())

@@ -169,6 +169,25 @@ QUESTION = "Show names for all aircrafts of which John Williams has certificates
     ("Provide the names of the pets What would the query look like?", "Provide the names of the pets"),
     ("How many pets are there? Speaker 1:", "How many pets are there?"),
     ("Count the pets in Aberdeen.\nno rush", "Count the pets in Aberdeen."),
+    ("sorry typing on my phone lol List the pets. ty", "List the pets."),
+    ("count the pets of the vets Thank you very much for your help!!", "count the pets of the vets"),
+    ("How many pets are there? Greetings, Krzysztof", "How many pets are there?"),
+    ("How many pets are there?\n\nAppreciate it,\nGreta", "How many pets are there?"),
+    ("+1 to what Sam asked earlier, reposting so the bot sees it:\nHow many pets are there?",
+     "How many pets are there?"),
+    ("exam tmrw and this is one of the practice qs, can u help?? How many pets are there?",
+     "How many pets are there?"),
+    ("Hiya its Bev from the shop. How many pets are there?", "How many pets are there?"),
+    ("How many pets are there? Will double-check before it runs, but I need a starting point NOW.",
+     "How many pets are there?"),
+    ("Count the pets in 2020. CLIENT ON THE LINE", "Count the pets in 2020."),
+    ("Kindly do the needful and share the below detail.\nHow many pets are there?", "How many pets are there?"),
+    ("List the pets. ...yeah that's it", "List the pets."),
+    ("List the pets in Aberdeen. my brain is fried rn", "List the pets in Aberdeen."),
+    ('Internal note: customer is asking the following, can we confirm from our records?\n\n"How many pets are '
+     'there?"', "How many pets are there?"),
+    ('=ASK("How many pets are there?")', "How many pets are there?"),
+    ('In [23]: ask("How many pets are there?")\nOut[23]: ???', "How many pets are there?"),
 ])
 def test_a_wrapping_is_cut(asked: str, meant: str) -> None:
     assert core(asked) == meant
@@ -283,6 +302,11 @@ def test_without_a_dictionary_no_language_is_foreign() -> None:
     "Which pets were fed at 14:02? Only on Monday.",
     "Which studio made the film Who Framed Roger Rabbit?",  # a title's capital is no new sentence
     "Which files use a comma as the separator?",  # a spoken comma only after a word of its own
+    "Which albums were sorted A to Z?",  # a capital word that asks nothing starts no sentence
+    "Following up on the visits, list the pets seen twice. Among them, which are dogs?",
+    "Hey Jude was sung by which band? List its members.",  # a greeting's sentence that asks stays
+    "Can owners with two pets be listed?",
+    "Will the pets born in 2020 be vaccinated? List them.",
 ])
 def test_a_question_as_written_is_left_as_it_is(asked: str) -> None:
     assert core(asked) == asked

@@ -36,6 +36,8 @@ _CHAT_MARKS = re.compile(r"(?m)^[ \t]*@\w[\w.-]*|(?<![\w:]):[a-z][a-z0-9_+-]*:(?
 #: line, the message below it ("[10:42 AM] Kowalski, Anna\n").
 _STAMP = re.compile(r"(?m)(?:^|(?<=[.?!])[ \t])[ \t]*\[[^\]\n]*\d{1,2}:\d{2}[^\]\n]*\][ \t]*"
                     r"(?::[ \t]*|[^:\n]{1,40}:[ \t]*|[A-Z][\w'.-]*(?:,?[ \t]+[A-Z][\w'.-]*){0,3}[ \t]*$)?")
+#: A notebook's prompts ("In [23]: ", "Out[23]: "), which number its cells, not the data.
+_PROMPT = re.compile(r"(?m)^[ \t]*(?:In|Out)[ \t]*\[\d*\]:[ \t]*")
 #: An e-mail's header lines ("From: Mark Ellison", "Sent: Monday"), which name its people, not the data.
 _HEADER = re.compile(r"(?mi)^[ \t]*(?:from|to|cc|bcc|sent|date):[^\n]*$")
 #: A header line they go with only where there are two or more (a single "From: 2014" line is no e-mail's).
@@ -73,7 +75,8 @@ def unwrap(text: str, asks: Callable[[str], bool]) -> str:
     body = _fields(_json_text(text), asks)
     if _FRAMING_TAG.search(body):
         body = _TAG.sub(" ", body)
-    body = _QUOTED.sub("", _STAMP.sub(lambda m: " " if m.start() > 0 and body[m.start() - 1] != "\n" else "", body))
+    body = _STAMP.sub(lambda m: " " if m.start() > 0 and body[m.start() - 1] != "\n" else "", body)
+    body = _QUOTED.sub("", _PROMPT.sub("", body))
     if len(_HEADER.findall(body)) + len(_SUBJECT.findall(body)) >= 2:
         body = _HEADER.sub("", body)
     body = _EMPHASIS.sub(r"\1", _ARROW.sub("\u2192", _CHAT_MARKS.sub(" ", body)))

@@ -23,10 +23,14 @@ how many ..."); a lead-in before a colon, a dash or an ellipsis goes with what c
 asides before or after the question ("URGENT!!!", "No rush.", "Gracias"): any sentence that neither asks,
 names anything nor goes on with the question ("Hope this is the right place.", "Keep it short.", but not
 "Their sex is F.", "Convert the duration to hour.", "Latest first."); so does what is written in another
-language than the dictionary's ("Dzień dobry, how many ...? Pozdrawiam, Tomasz"); a question quoted in a
-request is taken from it. Markup around the text (a JSON body, HTML, a form's fields, quote and list marks,
-emoji, a chat log's stamps, an e-mail's headers, Markdown's underscores, typed arrows, punctuation said to a
-dictation) is read through first (query/markup.py).
+language than the dictionary's ("Dzień dobry, how many ...? Pozdrawiam, Tomasz"), a greeting that
+introduces its writer ("Hiya its Bev from the shop."), a sentence that asks only the assistant at its end
+("exam tmrw and this is one of the practice qs, can u help??") and one that starts with a modal no subject
+follows ("Will check back tonight."); a question quoted in a request is taken from it, also from lines of
+its own that the request says someone asks ('customer is asking the following:', then '"How many ...?"').
+Markup around the text (a JSON body, HTML, a form's fields, quote and list marks, emoji, a chat log's stamps,
+an e-mail's headers, Markdown's underscores, typed arrows, punctuation said to a dictation, a notebook's
+prompts) is read through first (query/markup.py).
 None of the benchmarks' questions as written is changed (one of BIRD's 9,428: "In the database, how many
 ..."), nor any of their reworded and paraphrased copies.
 """
@@ -53,6 +57,7 @@ from .wording import (
     QUESTION_STARTS,
     QUOTE,
     REQUESTING,
+    SAYING,
     SPEAKING,
     STARTS,
     WH,
@@ -86,8 +91,13 @@ def _quoted(text: str) -> str:
     outside = [w for _, _, w in tokens(text[:quotes[0].start()] + " " + text[quotes[0].end():])]
     words = [w for _, _, w in tokens(inside)]
     bare = not any(w[0].isalnum() for w in outside)
-    requested = any(w in REQUESTING for w in outside) and sum(is_content(w) for w in outside) <= 1
-    return inside if len(words) > 3 and asks(words) and (bare or requested) else text
+    requested = any(w in REQUESTING or w in SAYING for w in outside) and sum(is_content(w) for w in outside) <= 1
+    # or a quote on lines of its own that the request says someone asks ('customer is asking the following:\n"How
+    # many ...?"')
+    before, after = text[:quotes[0].start()].rstrip(" \t"), text[quotes[0].end():].strip(" \t")
+    lined = before.endswith("\n") and after[:1] in ("", "\n")
+    said = lined and any(w in SAYING for w in outside)
+    return inside if len(words) > 3 and asks(words) and (bare or requested or said) else text
 
 
 def _clauses(text: str, lexicon: frozenset[str]) -> str:

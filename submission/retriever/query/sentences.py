@@ -10,6 +10,7 @@ it does not go on with the question (_idle): users' remarks outnumber the words 
 from __future__ import annotations
 
 from ..index.text import STOPWORDS
+from .boundaries import sentence_spans
 from .wording import (
     ADDRESSED,
     CLAUSE_MARKS,
@@ -23,6 +24,7 @@ from .wording import (
     LEADING,
     MEANING,
     MESSAGING,
+    MODALS,
     OBJECTS,
     ORDERS,
     PERSONS,
@@ -30,12 +32,13 @@ from .wording import (
     QUESTION_STARTS,
     REFERRING,
     REQUESTING,
+    SAYING,
     SIGNING,
     SIGNING_STARTS,
     SPEAKING,
     TIME_UNITS,
-    TITLES,
     WE,
+    WH,
     WH_WORDS,
     asks,
     foreign,
@@ -56,10 +59,10 @@ def without_requests(text: str, lexicon: frozenset[str] = frozenset()) -> str:
     dictionary's (`lexicon`) asks nothing and goes beside one that asks ("Oi gente, tudo bem?", "Tanaka desu.").
     """
     toks = tokens(text)
-    spans = _sentences(text, toks)
+    spans = sentence_spans(text, toks)
     if len(spans) < 2:
         return text
-    sentences = [[w for _, _, w in toks[a:b]] for a, b in spans]
+    sentences = [_unappealed([w for _, _, w in toks[a:b]]) for a, b in spans]
     # A letter's close ends it: what follows is its writer's signature.
     signed = next((i for i, ws in enumerate(sentences) if i > 0 and _signed(ws)), len(sentences))
     own = [0 if i >= signed else sum(is_content(w) for w in ws) for i, ws in enumerate(sentences)]
@@ -79,7 +82,7 @@ def without_requests(text: str, lexicon: frozenset[str] = frozenset()) -> str:
     else:
         # A lead-in ("customer on the line asking:", "quick one —") introduces the question after it, and
         # what comes before it and does not ask is its preamble ("So, some context: my manager asked me ...").
-        leads = [_lead_in(ws, nxt) and (not m or any(w in REQUESTING for w in ws))
+        leads = [_lead_in(ws, nxt) and (not m or any(w in REQUESTING or w in SAYING for w in ws))
                  for ws, nxt, m in zip(sentences, [*sentences[1:], [""]], names, strict=True)]
         lead = max((i for i, led in enumerate(leads) if led), default=-1)
         # a sentence inside a quote ('In "Florence. Without the walls. A tucket afar off", what ...')
@@ -96,7 +99,9 @@ def without_requests(text: str, lexicon: frozenset[str] = frozenset()) -> str:
             personal = n <= 6 and bool(PERSONS.intersection(ws))
             # a label that ends the text introduces nothing ("... how many ...? Speaker 1:")
             ending = i == len(sentences) - 1 and after and ws[-1] == ":"
-            told.append(leads[i] or (alien[i] and not quoting[i]) or ending
+            # a greeting that introduces its writer ("Hiya its Bev from the shop.")
+            greeting = i < asked[0] and _greets(ws) and _telling(ws)
+            told.append(leads[i] or (alien[i] and not quoting[i]) or ending or greeting
                         or (i < lead and not asks(ws) and not names[i])
                         or (a and bool(ADDRESSED.intersection(ws)))
                         or (_telling(ws) and (a or personal or _remark(ws, last) or aside)))
@@ -106,65 +111,6 @@ def without_requests(text: str, lexicon: frozenset[str] = frozenset()) -> str:
     left = " ".join(text[toks[a][0]:toks[b - 1][1]] for a, b in kept)
     quoted = len(left) > 2 and left[0] == left[-1] and left[0] in "\"'" and left[0] not in left[1:-1]
     return left[1:-1] if quoted else left
-
-
-def _sentences(text: str, toks: list[tuple[int, int, str]]) -> list[tuple[int, int]]:
-    """Token spans of the sentences: each ends where _ends says, at a greeting's comma, or after a lead-in
-    (_introduces); a tag in brackets that opens the text and a closing bracketed remark ("... (T-SQL,
-    please)") are ones of their own."""
-    ends: list[int] = []
-    quoted, depth = False, 0
-    for i in range(len(toks) - 1):
-        quoted = quoted != (toks[i][2] == '"')
-        line = "\n" not in text[toks[i][1]:toks[i + 1][0]]
-        depth = max(0, depth + (toks[i][2] == "(") - (toks[i][2] == ")")) if line else 0
-        # Not at a title's colon in quotes ('"Refuge: Part 1"'), nor after an abbreviation, an initial or in
-        # brackets on the same line ("Mrs. Joye Homenick", "Jill M. Stevens", "(Ref. A-114)").
-        colon = quoted and toks[i][2] == ":"
-        titled = (i > 0 and toks[i][2] == "." and line
-                  and (toks[i - 1][2] in TITLES or len(toks[i - 1][2]) == 1 and text[toks[i - 1][0]].isupper()
-                       or depth > 0))
-        # '..."? Please advise': a quote closed right after the mark ends the sentence as the mark would
-        closed = toks[i][2] == '"' and not quoted and i > 0 and toks[i - 1][2] in ".!?"
-        ending = (_ends(text, toks[i][:2] + (toks[i - 1][2],) if closed else toks[i], toks[i + 1])
-                  or _greeted(text, toks, ends[-1] if ends else 0, i))
-        if (ending or _introduces(text, toks, i) or _restarts(text, toks, i)) and not colon and not titled:
-            ends.append(i + 1)
-    # A tag in brackets that opens the text ("[ad-hoc request] List ...", "[EXTERNAL] Hello") is a sentence of
-    # its own.
-    closing = {"(": ")", "[": "]"}.get(toks[0][2] if toks else "", "")
-    tag = next((i for i, t in enumerate(toks) if t[2] == closing), len(toks) - 1)
-    if closing and tag < len(toks) - 1 and (toks[tag + 1][2] in QUESTION_STARTS or _opens(text[toks[tag + 1][0]])):
-        ends.append(tag + 1)
-    last = len(toks) - 1 if toks and toks[-1][2] in ".!?" else len(toks)
-    if last > 0 and toks[last - 1][2] == ")":
-        opening = max((i for i in range(last) if toks[i][2] == "("), default=0)
-        remark = [w for _, _, w in toks[opening + 1:last - 1]]
-        if opening > 0 and ")" not in remark and any(w[0].isalnum() for w in remark):
-            ends.append(opening)
-    bounds = [0, *sorted(set(ends)), len(toks)]
-    return [(a, b) for a, b in zip(bounds, bounds[1:], strict=False) if a < b]
-
-
-def _greeted(text: str, toks: list[tuple[int, int, str]], start: int, i: int) -> bool:
-    """A greeting's line ends at its comma ("Hi Sam,\n\nPer our conversation ..."), as a letter's close does."""
-    return (toks[i][2] == "," and "\n" in text[toks[i][1]:toks[i + 1][0]] and i - start <= 3
-            and toks[start][2] in GREETINGS)
-
-
-def _ends(text: str, tok: tuple[int, int, str], nxt: tuple[int, int, str]) -> bool:
-    """A sentence ends between two tokens at a mark a space and a capital follow ("30? Output", "SQL: How";
-    not "U.S" or "Ltd. write"), at a question mark before any word ("...? need it asap"), and at a line break
-    before a capital or a Markdown mark ("## Question\nHow many ..."), and at a mark before a dash or a
-    message's word ("...? — seeing weird numbers", "... in 2014. lmk when u get a chance"), and at a mark that
-    ends a line ("... in Aberdeen.\nno rush")."""
-    gap = text[tok[1]:nxt[0]]
-    if not gap.isspace():
-        return False
-    head = text[nxt[0]]
-    return ((tok[2] in ENDS and _opens(head)) or (tok[2] == "?" and head.isalnum())
-            or (tok[2] in "?!." and (nxt[2] in DASHES or head.islower() and nxt[2] in MESSAGING))
-            or ("\n" in gap and (_opens(head) and tok[2] != "," or tok[2] in "?!.")))
 
 
 def _about(words: list[str], own: int) -> bool:
@@ -184,6 +130,23 @@ def _about(words: list[str], own: int) -> bool:
     return framed or person or (own == 0 and sum(w[0].isalnum() for w in words) > 1)
 
 
+def _unappealed(words: list[str]) -> list[str]:
+    """A sentence without a closing appeal to the assistant, which asks nothing of the data ("exam tmrw and
+    this is one of the practice qs, can u help??"): a clause after the last clause mark that starts with a
+    modal and whom it is addressed to and holds no word of its own nor one that asks."""
+    mark = max((i for i, w in enumerate(words) if w in CLAUSE_MARKS), default=0)
+    rest = words[mark + 1:]
+    appeal = (words[-1] == "?" and mark > 0 and len(rest) > 1 and rest[0] in MODALS and rest[1] in ADDRESSED
+              and not any(is_content(w) or w in WH for w in rest))
+    return words[:mark] if appeal else words
+
+
+def _greets(words: list[str]) -> bool:
+    """Whether a sentence opens with a greeting ("Hi, ...", "Hiya its Bev", "Good morning, ...")."""
+    return words[0] in GREETINGS and (words[0] not in ("good", "dear") or words[1:2] == ["morning"]
+                                      or words[1:2] in (["afternoon"], ["evening"]))
+
+
 def _telling(words: list[str]) -> bool:
     """Whether nothing in a sentence asks ("For each, tell me the date" does; "how to" and "meant to post"
     do not)."""
@@ -192,33 +155,16 @@ def _telling(words: list[str]) -> bool:
                                         for i, w in enumerate(words))
 
 
-def _introduces(text: str, toks: list[tuple[int, int, str]], i: int) -> bool:
-    """A colon, a dash or an ellipsis before a word a question starts with (or a preposition: "(Ref. A-114): For
-    the pairs of genes, what is") ends a lead-in ("customer on the line asking: what is", "quick one — how
-    many", "not sure this is the right place but... how many")."""
-    word, nxt = toks[i][2], toks[i + 1][2]
-    ellipsis = word == "." and i > 0 and toks[i - 1][2] == "."
-    dash = word in DASHES and toks[i][0] > 0 and text[toks[i][0] - 1].isspace()
-    return ((word == ":" or dash or ellipsis) and (nxt in QUESTION_STARTS or nxt in PREPOSITIONS)
-            and text[toks[i][1]:toks[i + 1][0]].isspace())
-
-
-def _restarts(text: str, toks: list[tuple[int, int, str]], i: int) -> bool:
-    """A capitalised question word between two lower-case words starts a sentence ("ugh ok How many ...",
-    "hiya How many ..."; not a title's "Who Framed Roger Rabbit")."""
-    if i + 2 >= len(toks) or toks[i + 1][2] not in WH_WORDS:
-        return False
-    before, word, after = (text[t[0]] for t in toks[i:i + 3])
-    return before.islower() and word.isupper() and after.islower()
-
-
 def _lead_in(words: list[str], following: list[str]) -> bool:
     """A lead-in about the request before a sentence that starts to ask ("Building a Power BI report and need a
     DAX measure for this: How many ...?", "INC-4821 follow-up:", "Sorry to bother you, but —"); not a
     title's ("Singers: How many ...?")."""
     first = next((w for w in following if w not in LEADING), "")
     tagged = words[0] in ("(", "[") and words[-1] in (")", "]") and words.count(words[0]) == 1  # "[ad-hoc request]"
-    ended = words[-1] == ":" or words[-1] in DASHES or words[-2:] == [".", "."] or tagged
+    # or a sentence that points at the next ("Kindly do the needful and share the below detail.")
+    pointing = words[-1] == "." and any(w == "the" and nxt in ("below", "following")
+                                        for w, nxt in zip(words, words[1:], strict=False))
+    ended = words[-1] == ":" or words[-1] in DASHES or words[-2:] == [".", "."] or tagged or pointing
     said = [w for w in words if w[0].isalnum()][-1:] == ["but"] or any(w in MESSAGING or w == "please" for w in words)
     # before a preposition, one that asks nothing before a sentence that does ("(Ref. A-114): For each, what")
     led = first in PREPOSITIONS and asks(following) and not asks(words)
@@ -282,9 +228,3 @@ def _labelled(words: list[str]) -> bool:
         return True
     colon = next((i for i, w in enumerate(words[:5]) if w == ":"), 0)
     return colon > 0 and sum(w[0].isalnum() for w in words[:colon]) == 1
-
-
-def _opens(char: str) -> bool:
-    """A sentence starts with a capital, a quote or bracket, a Markdown heading or emphasis ("### Input:") or a
-    chat template's tag ("[INST]", "<|user|>")."""
-    return char.isupper() or char in "\"'(\u201c#*[<"

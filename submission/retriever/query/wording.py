@@ -42,7 +42,8 @@ CHAT = frozenset(
 CLOSING = frozenset("thx thanks thank ty tia lol pls plz please cheers asap bye".split())
 #: How a letter's greeting starts ("Hi Sam,", "Dear Data Team,", "Good morning all,").
 GREETINGS = frozenset("hi hello hey dear good morning greetings hiya".split()) | FOREIGN_GREETINGS
-SIGNING = frozenset("regards sincerely faithfully truly cheers thanks thank wishes best".split())
+SIGNING = frozenset("regards sincerely faithfully truly cheers thanks thank wishes best greetings appreciate "
+                    "appreciated".split())
 SIGNING_STARTS = SIGNING | {"kind", "warm", "warmest", "many", "with", "all", "yours"}
 #: Words a message uses of how a question reached the user ("customer on the line asking:", "the prompt says:",
 #: "INC-4821 follow-up:", "homework question"): a lead-in holding one introduces the question after it.
@@ -154,7 +155,10 @@ def asks(words: list[str]) -> bool:
     marks = [w for w in words if w not in QUOTES]  # '"How many ...?"'
     first = [w for w in marks if w not in LEADING][:2]
     asked = first[:1] == [next_word(words)] and len(first) == 2 and first[0] in PREPOSITIONS and first[1] in WH_WORDS
-    return (bool(marks) and marks[-1] == "?" or next_word(words) in QUESTION_STARTS or asked
+    # "Will double-check before it runs.": a modal that no subject follows states
+    rest = [w for w in marks if w not in LEADING][:2]
+    stated = len(rest) == 2 and rest[0] in MODALS and rest[1] not in STOPWORDS and rest[1] not in PERSONS
+    return (bool(marks) and marks[-1] == "?" or next_word(words) in QUESTION_STARTS and not stated or asked
             or any(w in CLAUSE_MARKS and next_word(words[i + 1:]) in WH for i, w in enumerate(words)))
 
 
@@ -175,9 +179,12 @@ def named(text: str, toks: list[tuple[int, int, str]]) -> bool:
     number standing alone and not of minutes or hours nor a time of day, a quote): then it may hold what the
     question is about ("Only those in France.", "For 2014:"; not "client call in 20 min")."""
     words = [t for t in toks if t[2][0].isalnum()]
+    # a sentence in capitals shouts, its capitals name nothing ("CLIENT ON THE LINE")
+    shouted = any(t[2] in STOPWORDS and len(t[2]) > 1 for t in words) and all(
+        not text[a:b].isalpha() or text[a:b].isupper() for a, b, _ in words)
     return (any(t[2] in QUOTES for t in toks)
             or any(t[2] not in ALLOWED and t[2] not in MESSAGING and t[2] not in DAYS
-                   and (text[t[0]].isupper() and len(t[2]) > 1
+                   and (text[t[0]].isupper() and len(t[2]) > 1 and not shouted
                         or t[2].isdigit() and not text[t[0] - 1].isalnum() and text[t[0] - 1] not in "-#"
                         and (i + 1 == len(words) or words[i + 1][2] not in TIME_UNITS)
                         and not _clock(text, t[0]))
