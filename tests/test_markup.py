@@ -38,6 +38,7 @@ from retriever.query.markup import unwrap
     ("hey bot comma how many pets", "hey bot, how many pets"),
     ("[Participant 3, 00:41:09]: How many pets? [Participant 1, 00:41:20]: Later.", "How many pets? Later."),
     ('In [23]: ask("How many pets?")\nOut[23]: 12', 'ask("How many pets?")\n12'),  # a notebook's prompts
+    ("**Goal:** a check\n**Question:** How many pets?\n**Format:** short", "How many pets?"),  # bold fields
 ])
 def test_markup_goes(pasted: str, text: str) -> None:
     assert " ".join(unwrap(pasted, _asks).split()) == " ".join(text.split())

@@ -188,6 +188,12 @@ QUESTION = "Show names for all aircrafts of which John Williams has certificates
      'there?"', "How many pets are there?"),
     ('=ASK("How many pets are there?")', "How many pets are there?"),
     ('In [23]: ask("How many pets are there?")\nOut[23]: ???', "How many pets are there?"),
+    ("Can someone grab this for the board deck? List the pets.", "List the pets."),
+    ("## Request\n\nHow many pets are there?\n\n## Why\nNeeded for the appendix.", "How many pets are there?"),
+    ("**Goal:** sanity-check an answer\n**Question:** How many pets are there?\n**Format:** a short answer",
+     "How many pets are there?"),
+    ("what I actually need is this:\nList the pets.", "List the pets."),
+    ('My boss just leaned over my desk and said "How many pets are there?" and walked off', "How many pets are there?"),
 ])
 def test_a_wrapping_is_cut(asked: str, meant: str) -> None:
     assert core(asked) == meant
@@ -307,6 +313,9 @@ def test_without_a_dictionary_no_language_is_foreign() -> None:
     "Hey Jude was sung by which band? List its members.",  # a greeting's sentence that asks stays
     "Can owners with two pets be listed?",
     "Will the pets born in 2020 be vaccinated? List them.",
+    'Which vet said "Who is a good dog?" in the ad?',  # a quote someone said, inside the question
+    "## How many pets are there?",
+    "Can you list the pets born in 2020?",
 ])
 def test_a_question_as_written_is_left_as_it_is(asked: str) -> None:
     assert core(asked) == asked

@@ -43,9 +43,9 @@ _HEADER = re.compile(r"(?mi)^[ \t]*(?:from|to|cc|bcc|sent|date):[^\n]*$")
 #: A header line they go with only where there are two or more (a single "From: 2014" line is no e-mail's).
 _SUBJECT = re.compile(r"(?mi)^[ \t]*subject:")
 #: A form's or a ticket's field on a line of its own ("Priority: Medium", "  question: ...", "[Ticket #48213]
-#: Priority: Medium"): its name is at most three words.
-_FIELD = re.compile(r"^[ \t]*(?:\[[^\]\n]*\][ \t]*)?[A-Za-z][\w#-]*(?:[ \t]+[\w#-]+){0,2}[ \t]*:"
-                    r"(?:[ \t]+(.*\S))?[ \t]*$")
+#: Priority: Medium", "**Question:** How many ...?"): its name is at most three words.
+_FIELD = re.compile(r"^[ \t]*(?:\[[^\]\n]*\][ \t]*)?(?:\*\*|__)?[A-Za-z][\w#-]*(?:[ \t]+[\w#-]+){0,2}[ \t]*"
+                    r"(?:\*\*|__)?:(?:\*\*|__)?(?:[ \t]+(.*\S))?[ \t]*$")
 #: Punctuation said aloud to a dictation ("how many ... question mark", "... in Germany. period send"): a
 #: question mark anywhere; any other at the end, after a mark or before the word that sends the message (not
 #: "films of the period").

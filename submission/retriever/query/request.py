@@ -97,6 +97,9 @@ def _quoted(text: str) -> str:
     before, after = text[:quotes[0].start()].rstrip(" \t"), text[quotes[0].end():].strip(" \t")
     lined = before.endswith("\n") and after[:1] in ("", "\n")
     said = lined and any(w in SAYING for w in outside)
+    # or one someone is said to have asked ('My boss just said "How many ...?" and walked off')
+    spoken = [w for _, _, w in tokens(text[:quotes[0].start()])][-1:] in (["said"], ["asked"], ["asks"], ["says"])
+    said = said or spoken and words[-1] == "?" and not asks(outside)
     return inside if len(words) > 3 and asks(words) and (bare or requested or said) else text
 
 

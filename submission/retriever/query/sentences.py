@@ -119,6 +119,8 @@ def _about(words: list[str], own: int) -> bool:
     request, its user or nothing ("Assume PostgreSQL syntax.", "I'm new to this.", "Good morning.")."""
     if own > 3:
         return False
+    if words[0] == "#" and words[-1] != "?" and sum(w[0].isalnum() for w in words) <= 2:
+        return True  # a heading ("## Why", "## Format")
     framing = LABELS if _labelled(words) else REQUESTING
     framed, person = any(w in framing for w in words), bool(PERSONS.intersection(words))
     if asks(words):  # "we" asks of the data ("How many singers do we have in Hive?")
@@ -126,7 +128,10 @@ def _about(words: list[str], own: int) -> bool:
                                     for i, w in enumerate(words)):
             return False  # the question is in it ("And, sorry, could we also, like, how many ...?")
         speaking = bool(SPEAKING.intersection(words) - WE)
-        return (framed and (speaking or own <= 2)) or (own <= 1 and bool(ADDRESSED.intersection(words)))
+        # "Can someone grab this for the board deck?": the assistant asked to do the request
+        pointed = words[0] in MODALS and words[1:2] and words[1] in ADDRESSED and "this" in words[2:5]
+        return ((framed and (speaking or own <= 2)) or (own <= 1 and bool(ADDRESSED.intersection(words)))
+                or bool(pointed) and not any(w in WH_WORDS for w in words))
     return framed or person or (own == 0 and sum(w[0].isalnum() for w in words) > 1)
 
 
@@ -162,10 +167,12 @@ def _lead_in(words: list[str], following: list[str]) -> bool:
     first = next((w for w in following if w not in LEADING), "")
     tagged = words[0] in ("(", "[") and words[-1] in (")", "]") and words.count(words[0]) == 1  # "[ad-hoc request]"
     # or a sentence that points at the next ("Kindly do the needful and share the below detail.")
-    pointing = words[-1] == "." and any(w == "the" and nxt in ("below", "following")
-                                        for w, nxt in zip(words, words[1:], strict=False))
+    pointing = (words[-1] == "." and any(w == "the" and nxt in ("below", "following")
+                                         for w, nxt in zip(words, words[1:], strict=False))
+                or words[-2:] == ["this", ":"])  # "what I actually need is this:"
     ended = words[-1] == ":" or words[-1] in DASHES or words[-2:] == [".", "."] or tagged or pointing
-    said = [w for w in words if w[0].isalnum()][-1:] == ["but"] or any(w in MESSAGING or w == "please" for w in words)
+    said = ([w for w in words if w[0].isalnum()][-1:] == ["but"] or pointing
+            or any(w in MESSAGING or w == "please" for w in words))
     # before a preposition, one that asks nothing before a sentence that does ("(Ref. A-114): For each, what")
     led = first in PREPOSITIONS and asks(following) and not asks(words)
     return ended and (first in QUESTION_STARTS or led) and said
