@@ -72,15 +72,16 @@ def _ends(text: str, tok: tuple[int, int, str], nxt: tuple[int, int, str]) -> bo
     """A sentence ends between two tokens at a mark a space and a capital follow ("30? Output", "SQL: How";
     not "U.S" or "Ltd. write"), at a question mark before any word ("...? need it asap"), and at a line break
     before a capital or a Markdown mark ("## Question\nHow many ..."), and at a mark before a dash or a
-    message's word ("...? — seeing weird numbers", "... in 2014. lmk when u get a chance"), and at a mark that
-    ends a line ("... in Aberdeen.\nno rush")."""
+    message's or a person's word ("...? — seeing weird numbers", "... in 2014. lmk when u get a chance", "...
+    in Indianapolis . my brain is fried rn") or an ellipsis ("... rating. ...yeah that's it"), and at a mark
+    that ends a line ("... in Aberdeen.\nno rush")."""
     gap = text[tok[1]:nxt[0]]
     if not gap.isspace():
         return False
     head = text[nxt[0]]
+    remark = nxt[2] in DASHES or head == "." or head.islower() and (nxt[2] in MESSAGING or nxt[2] in PERSONS)
     return ((tok[2] in ENDS and _opens(head)) or (tok[2] == "?" and head.isalnum())
-            or (tok[2] in "?!." and (nxt[2] in DASHES or head == "." or head.islower() and (nxt[2] in MESSAGING
-                                                                              or nxt[2] in PERSONS)))
+            or (tok[2] in "?!." and remark)
             or ("\n" in gap and (_opens(head) and tok[2] != "," or tok[2] in "?!.")))
 
 
@@ -103,10 +104,11 @@ def _restarts(text: str, toks: list[tuple[int, int, str]], i: int) -> bool:
     if i + 2 >= len(toks):
         return False
     word = toks[i + 1][2]
-    if not (word in WH or word in CLOSING or toks[i][2] in CHAT and (word in QUESTION_STARTS or word in PREPOSITIONS)):
+    chatted = toks[i][2] in CHAT and (word in QUESTION_STARTS or word in PREPOSITIONS)
+    if not (word in WH or word in CLOSING or chatted):
         return False
-    before, word, after = (text[t[0]] for t in toks[i:i + 3])
-    return before.islower() and word.isupper() and after.islower()
+    before, capital, after = (text[t[0]] for t in toks[i:i + 3])
+    return before.islower() and capital.isupper() and after.islower()
 
 
 def _opens(char: str) -> bool:

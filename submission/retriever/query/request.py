@@ -92,13 +92,14 @@ def _quoted(text: str) -> str:
     words = [w for _, _, w in tokens(inside)]
     bare = not any(w[0].isalnum() for w in outside)
     requested = any(w in REQUESTING or w in SAYING for w in outside) and sum(is_content(w) for w in outside) <= 1
-    # or a quote on lines of its own that the request says someone asks ('customer is asking the following:\n"How
-    # many ...?"')
+    # or a quote on lines of its own that the request says someone asks ('customer is asking the following:',
+    # then '"How many ...?"' on its own line)
     before, after = text[:quotes[0].start()].rstrip(" \t"), text[quotes[0].end():].strip(" \t")
     lined = before.endswith("\n") and after[:1] in ("", "\n")
     said = lined and any(w in SAYING for w in outside)
     # or one someone is said to have asked ('My boss just said "How many ...?" and walked off')
-    spoken = [w for _, _, w in tokens(text[:quotes[0].start()])][-1:] in (["said"], ["asked"], ["asks"], ["says"])
+    last = tokens(text[:quotes[0].start()])[-1:]
+    spoken = bool(last) and last[0][2] in ("said", "asked", "asks", "says")
     said = said or spoken and words[-1] == "?" and not asks(outside)
     return inside if len(words) > 3 and asks(words) and (bare or requested or said) else text
 

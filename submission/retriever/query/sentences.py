@@ -129,9 +129,9 @@ def _about(words: list[str], own: int) -> bool:
             return False  # the question is in it ("And, sorry, could we also, like, how many ...?")
         speaking = bool(SPEAKING.intersection(words) - WE)
         # "Can someone grab this for the board deck?": the assistant asked to do the request
-        pointed = words[0] in MODALS and words[1:2] and words[1] in ADDRESSED and "this" in words[2:5]
-        return ((framed and (speaking or own <= 2)) or (own <= 1 and bool(ADDRESSED.intersection(words)))
-                or bool(pointed) and not any(w in WH_WORDS for w in words))
+        pointed = (len(words) > 2 and words[0] in MODALS and words[1] in ADDRESSED and "this" in words[2:5]
+                   and not any(w in WH_WORDS for w in words))
+        return (framed and (speaking or own <= 2)) or (own <= 1 and bool(ADDRESSED.intersection(words))) or pointed
     return framed or person or (own == 0 and sum(w[0].isalnum() for w in words) > 1)
 
 
