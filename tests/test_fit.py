@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import json
 import sys
 from dataclasses import replace
@@ -203,3 +204,24 @@ def test_off_catalog_questions_are_scored_as_misses_and_never_trained_on(
     assert {k: m for k, m in a["models"].items() if k != "confidence"} == {
         k: m for k, m in b["models"].items() if k != "confidence"}
     assert a["models"]["confidence"] != b["models"]["confidence"]  # four more misses to calibrate on
+
+
+def test_the_digests_hold_every_module_that_reads_the_question() -> None:
+    """A rule of the request's cut moves the evidence: a module query/request.py reads that neither digest
+    hashed would leave stale evidence cached and weights labelled with code they were not fitted with."""
+    pkg = ROOT / "submission" / "retriever"
+    seen: set[str] = set()
+    todo = ["query/request.py"]
+    while todo:
+        name = todo.pop()
+        if name in seen:
+            continue
+        seen.add(name)
+        for node in ast.walk(ast.parse((pkg / name).read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.level > 0 and node.module:
+                base = Path(name).parents[node.level - 1]
+                path = (base / node.module.replace(".", "/")).with_suffix(".py").as_posix()
+                if (pkg / path).is_file():
+                    todo.append(path)
+    assert "query/boundaries.py" in seen
+    assert seen <= set(sets.EVIDENCE_SOURCES) and seen <= set(sets.CODE_SOURCES)

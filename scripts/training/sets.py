@@ -148,14 +148,26 @@ def load_set(spec: str, settings: Settings, opts: Options, every: int, cache: Pa
 
 
 
-def evidence_digest() -> str:
-    """Evidence depends on these sources only: a cached evidence file is reused while they are unchanged."""
-    return _digest(("query/channels.py", "query/evidence.py", "query/lookups.py", "index/registry.py",
+#: The sources evidence depends on (a cached evidence file is reused while they are unchanged), and those the
+#: weights were fitted with; both hold every module that reads the question's text (tests/test_fit.py).
+EVIDENCE_SOURCES = ("query/channels.py", "query/evidence.py", "query/lookups.py", "index/registry.py",
                     "index/documents.py", "index/text.py", "query/fusion.py", "index/lexical.py", "index/thesaurus.py",
                     "index/wordnet.py", "index/spelling.py", "index/abbreviations.py", "embedders/minilm.py",
                     "embedders/onnx_graph.py", "runtime.py", "backends/stage1.py", "index/people.py",
                     "index/vocabulary.py", "query/request.py", "query/markup.py",
-                    "query/sentences.py", "query/wording.py"))
+                    "query/sentences.py", "query/boundaries.py", "query/wording.py")
+CODE_SOURCES = ("query/channels.py", "query/evidence.py", "query/lookups.py", "index/registry.py",
+                "query/features.py", "query/plans.py", "query/relevance.py", "query/planner.py", "query/model.py",
+                "query/adapter.py",
+                "index/documents.py", "index/text.py", "query/fusion.py", "index/lexical.py", "index/thesaurus.py",
+                "index/wordnet.py", "index/spelling.py", "index/abbreviations.py", "index/links.py",
+                "index/people.py", "query/request.py", "query/markup.py",
+                "query/sentences.py", "query/boundaries.py", "query/wording.py")
+
+
+def evidence_digest() -> str:
+    """Evidence depends on these sources only: a cached evidence file is reused while they are unchanged."""
+    return _digest(EVIDENCE_SOURCES)
 
 
 def index_digest(index_dir: Path) -> str:
@@ -167,13 +179,7 @@ def index_digest(index_dir: Path) -> str:
 
 def code_digest() -> str:
     """Which code the weights were fitted with: a hash of the package sources that make features and plans."""
-    return _digest(("query/channels.py", "query/evidence.py", "query/lookups.py", "index/registry.py",
-                    "query/features.py", "query/plans.py", "query/relevance.py", "query/planner.py", "query/model.py",
-                    "query/adapter.py",
-                    "index/documents.py", "index/text.py", "query/fusion.py", "index/lexical.py", "index/thesaurus.py",
-                    "index/wordnet.py", "index/spelling.py", "index/abbreviations.py", "index/links.py",
-                    "index/people.py", "query/request.py", "query/markup.py",
-                    "query/sentences.py", "query/wording.py"))
+    return _digest(CODE_SOURCES)
 
 
 def _digest(names: Sequence[str]) -> str:
