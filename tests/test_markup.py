@@ -14,7 +14,7 @@ from retriever.query.markup import unwrap
     ('<div class="msg"><b>Question:</b> How many pets?<br></div>', "Question: How many pets?"),
     ("> How many pets?\n> Thanks!", "How many pets?\nThanks!"),
     ("1. How many pets?\n2. (more to come)", "How many pets?\n(more to come)"),
-    ("- How many pets?\n-- write it below", "How many pets?\nwrite it below"),
+    ("- How many pets?\n-- write it below", "How many pets?"),  # a comment that asks nothing is no question's
     ("- [ ] How many pets?\n- [x] Which are dogs?", "How many pets?\nWhich are dogs?"),
     ("[10:42 AM] Priya Nair: How many pets?\n[Mon 10:43] jlee: anyone?", "How many pets?\nanyone?"),
     ("From: Mark Ellison\nSubject: data request\n\nHi team,\nHow many pets?\nThanks,\nMark",

@@ -194,6 +194,25 @@ QUESTION = "Show names for all aircrafts of which John Williams has certificates
      "How many pets are there?"),
     ("what I actually need is this:\nList the pets.", "List the pets."),
     ('My boss just leaned over my desk and said "How many pets are there?" and walked off', "How many pets are there?"),
+    ("Hi,\nsorry for disturbing, how many pets are there?\nregards", "how many pets are there?"),
+    ("Can anyone tell me list the names of the pets. Thanks in advance!!", "list the names of the pets."),
+    ("Hello Sir/Madam, I want to ask that list the names of the pets. Please reply soon.",
+     "list the names of the pets."),
+    ("Forwarding the below from Legal. what is the average age of the pets", "what is the average age of the pets"),
+    ("How many pets are there? Any idea?", "How many pets are there?"),
+    ("How many pets are there?\n\nResponse required within 10 working days.", "How many pets are there?"),
+    ("FW: quick one\n\nCan someone look at this? See below from Olga.\n\n---------- Forwarded message ----------\n"
+     "From: Olga Petrenko\nDate: 14 March 2024\n\n> How many pets are there?\n> \n> Olga", "How many pets are there?"),
+    ("TICKET #48213 | Priority: Medium\nSummary: data lookup\nwhat is the average age of the pets\nStatus: Open",
+     "what is the average age of the pets"),
+    ("Action items:\n  1. Maria to circulate minutes\n  2. How many pets are there?\n  3. Follow up with vendor",
+     "How many pets are there?"),
+    ("In [7]: # how many pets are there?\n        result = client.ask(_)", "# how many pets are there?"),
+    ('Please find below the request from the regional office:\n\n"How many pets are there?"\n\nCould you revert '
+     'by EOD?\n\nBR,\nKatarzyna', "How many pets are there?"),
+    ("How many pets are there? (owner: Jorge)", "How many pets are there?"),
+    ("Which pets are there?\n---\nHow many pets are older than 3?\n\n--\nDana | Ops", "Which pets are there?\n---\n"
+     "How many pets are older than 3?"),
 ])
 def test_a_wrapping_is_cut(asked: str, meant: str) -> None:
     assert core(asked) == meant

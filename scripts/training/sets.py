@@ -155,14 +155,14 @@ EVIDENCE_SOURCES = ("query/channels.py", "query/evidence.py", "query/lookups.py"
                     "index/wordnet.py", "index/spelling.py", "index/abbreviations.py", "embedders/minilm.py",
                     "embedders/onnx_graph.py", "runtime.py", "backends/stage1.py", "index/people.py",
                     "index/vocabulary.py", "query/request.py", "query/markup.py",
-                    "query/sentences.py", "query/boundaries.py", "query/wording.py")
+                    "query/sentences.py", "query/boundaries.py", "query/wording.py", "query/lines.py")
 CODE_SOURCES = ("query/channels.py", "query/evidence.py", "query/lookups.py", "index/registry.py",
                 "query/features.py", "query/plans.py", "query/relevance.py", "query/planner.py", "query/model.py",
                 "query/adapter.py",
                 "index/documents.py", "index/text.py", "query/fusion.py", "index/lexical.py", "index/thesaurus.py",
                 "index/wordnet.py", "index/spelling.py", "index/abbreviations.py", "index/links.py",
                 "index/people.py", "query/request.py", "query/markup.py",
-                "query/sentences.py", "query/boundaries.py", "query/wording.py")
+                "query/sentences.py", "query/boundaries.py", "query/wording.py", "query/lines.py")
 
 
 def evidence_digest() -> str:

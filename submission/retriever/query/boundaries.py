@@ -21,6 +21,7 @@ from .wording import (
     QUESTION_STARTS,
     TITLES,
     WH,
+    WH_WORDS,
 )
 
 
@@ -34,9 +35,10 @@ def sentence_spans(text: str, toks: list[tuple[int, int, str]]) -> list[tuple[in
         quoted = quoted != (toks[i][2] == '"')
         line = "\n" not in text[toks[i][1]:toks[i + 1][0]]
         depth = max(0, depth + (toks[i][2] == "(") - (toks[i][2] == ")")) if line else 0
-        # Not at a title's colon in quotes ('"Refuge: Part 1"'), nor after an abbreviation, an initial or in
-        # brackets on the same line ("Mrs. Joye Homenick", "Jill M. Stevens", "(Ref. A-114)").
-        colon = quoted and toks[i][2] == ":"
+        # Not at a title's colon in quotes ('"Refuge: Part 1"') or a field's in brackets ("(owner: Jorge)"), nor
+        # after an abbreviation, an initial or in brackets on the same line ("Mrs. Joye Homenick", "Jill M.
+        # Stevens", "(Ref. A-114)").
+        colon = (quoted or depth > 0) and toks[i][2] == ":"
         titled = (i > 0 and toks[i][2] == "." and line
                   and (toks[i - 1][2] in TITLES or len(toks[i - 1][2]) == 1 and text[toks[i - 1][0]].isupper()
                        or depth > 0))
@@ -73,15 +75,16 @@ def _ends(text: str, tok: tuple[int, int, str], nxt: tuple[int, int, str]) -> bo
     not "U.S" or "Ltd. write"), at a question mark before any word ("...? need it asap"), and at a line break
     before a capital or a Markdown mark ("## Question\nHow many ..."), and at a mark before a dash or a
     message's or a person's word ("...? — seeing weird numbers", "... in 2014. lmk when u get a chance", "...
-    in Indianapolis . my brain is fried rn") or an ellipsis ("... rating. ...yeah that's it"), and at a mark
-    that ends a line ("... in Aberdeen.\nno rush")."""
+    in Indianapolis . my brain is fried rn") or an ellipsis ("... rating. ...yeah that's it"), at a full stop
+    before a question word ("... from Legal. what is"), and at a mark that ends a line ("... in Aberdeen.\nno
+    rush")."""
     gap = text[tok[1]:nxt[0]]
     if not gap.isspace():
         return False
     head = text[nxt[0]]
     remark = nxt[2] in DASHES or head == "." or head.islower() and (nxt[2] in MESSAGING or nxt[2] in PERSONS)
     return ((tok[2] in ENDS and _opens(head)) or (tok[2] == "?" and head.isalnum())
-            or (tok[2] in "?!." and remark)
+            or (tok[2] in "?!." and remark) or (tok[2] == "." and nxt[2] in WH_WORDS)
             or ("\n" in gap and (_opens(head) and tok[2] != "," or tok[2] in "?!.")))
 
 

@@ -5,7 +5,8 @@ a chat widget's HTML ("<p>...</p>"), a ticket ("Priority: Medium\nDescription: H
 quotes the question ("> How many ...?"), a chat message with mentions and emoji ("@data-help ... :pray:"),
 a dictation's spoken marks ("how many ... question mark").
 The markup's words ("role", "content", "div", "priority") would count as terms and the emoji as tokens that
-end no clause; what is left is read by query/request.py like any other request.
+end no clause; what is left is read by query/request.py like any other request. A form's fields and a
+document's other items are told by their lines (query/lines.py).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import unicodedata
 from collections.abc import Callable
 
 from ..index.text import STOPWORDS
+from .lines import fields, items
 
 #: An HTML tag ("<p>", "</div>", '<div class="msg">', "<br/>"): a letter follows "<" at once, so a
 #: comparison ("age < 30", "<30") is not one.
@@ -39,13 +41,9 @@ _STAMP = re.compile(r"(?m)(?:^|(?<=[.?!])[ \t])[ \t]*\[[^\]\n]*\d{1,2}:\d{2}[^\]
 #: A notebook's prompts ("In [23]: ", "Out[23]: "), which number its cells, not the data.
 _PROMPT = re.compile(r"(?m)^[ \t]*(?:In|Out)[ \t]*\[\d*\]:[ \t]*")
 #: An e-mail's header lines ("From: Mark Ellison", "Sent: Monday"), which name its people, not the data.
-_HEADER = re.compile(r"(?mi)^[ \t]*(?:from|to|cc|bcc|sent|date):[^\n]*$")
+_HEADER = re.compile(r"(?mi)^[ \t]*(?:>[ \t]?)*(?:from|to|cc|bcc|sent|date):[^\n]*$")
 #: A header line they go with only where there are two or more (a single "From: 2014" line is no e-mail's).
-_SUBJECT = re.compile(r"(?mi)^[ \t]*subject:")
-#: A form's or a ticket's field on a line of its own ("Priority: Medium", "  question: ...", "[Ticket #48213]
-#: Priority: Medium", "**Question:** How many ...?"): its name is at most three words.
-_FIELD = re.compile(r"^[ \t]*(?:\[[^\]\n]*\][ \t]*)?(?:\*\*|__)?[A-Za-z][\w#-]*(?:[ \t]+[\w#-]+){0,2}[ \t]*"
-                    r"(?:\*\*|__)?:(?:\*\*|__)?(?:[ \t]+(.*\S))?[ \t]*$")
+_SUBJECT = re.compile(r"(?mi)^[ \t]*(?:>[ \t]?)*subject:")
 #: Punctuation said aloud to a dictation ("how many ... question mark", "... in Germany. period send"): a
 #: question mark anywhere; any other at the end, after a mark or before the word that sends the message (not
 #: "films of the period").
@@ -72,13 +70,14 @@ _ENDING_PICTOGRAPH = re.compile(r"(?<=\w)[ \t]*\0[\0 \t]*[ \t]([^\W\d_])")
 def unwrap(text: str, asks: Callable[[str], bool]) -> str:
     """The text inside its markup, or the text itself where it has none; `asks` tells a form's field that
     asks from one that does not."""
-    body = _fields(_json_text(text), asks)
+    body = fields(_json_text(text), asks)
     if _FRAMING_TAG.search(body):
         body = _TAG.sub(" ", body)
     body = _STAMP.sub(lambda m: " " if m.start() > 0 and body[m.start() - 1] != "\n" else "", body)
-    body = _QUOTED.sub("", _PROMPT.sub("", body))
+    body = _PROMPT.sub("", body)
     if len(_HEADER.findall(body)) + len(_SUBJECT.findall(body)) >= 2:
         body = _HEADER.sub("", body)
+    body = _QUOTED.sub("", items(body, asks))
     body = _EMPHASIS.sub(r"\1", _ARROW.sub("\u2192", _CHAT_MARKS.sub(" ", body)))
     return _pictographs(_spoken(body))
 
@@ -113,19 +112,6 @@ def _json_text(text: str) -> str:
         return text
     strings = sorted(_strings(body), key=lambda s: (-len(s), s))
     return next((s for s in strings if sum(w.isalpha() for w in s.split()) > 1), text)
-
-
-def _fields(text: str, asks: Callable[[str], bool]) -> str:
-    """Where most of the text's lines are a form's fields ("Requester: Finance Ops\nPriority: Medium\n
-    Description: How many ...?\nDue: Friday", a YAML body), the text without the fields that do not ask and
-    the names of those that do."""
-    lines = [line for line in text.splitlines() if line.strip()]
-    fields = [_FIELD.match(line) for line in lines]
-    if sum(f is not None for f in fields) < 2 or 2 * sum(f is not None for f in fields) <= len(lines):
-        return text
-    kept = [line if f is None else f.group(1) for line, f in zip(lines, fields, strict=True)
-            if f is None or (f.group(1) and asks(f.group(1)))]
-    return "\n".join(kept) if any(asks(line) for line in kept) else text
 
 
 def _strings(value: object) -> list[str]:

@@ -30,7 +30,8 @@ follows ("Will check back tonight."); a question quoted in a request is taken fr
 its own that the request says someone asks ('customer is asking the following:', then '"How many ...?"').
 Markup around the text (a JSON body, HTML, a form's fields, quote and list marks, emoji, a chat log's stamps,
 an e-mail's headers, Markdown's underscores, typed arrows, punctuation said to a dictation, a notebook's
-prompts) is read through first (query/markup.py).
+prompts) is read through first (query/markup.py), and so are a pasted document's lines that are its items
+rather than the question's (a ticket's fields, an agenda's other points, code, a signature: query/lines.py).
 None of the benchmarks' questions as written is changed (one of BIRD's 9,428: "In the database, how many
 ..."), nor any of their reworded and paraphrased copies.
 """
@@ -88,7 +89,8 @@ def _quoted(text: str) -> str:
     if len(quotes) != 1:
         return text
     inside = quotes[0].group(1) or quotes[0].group(2)
-    outside = [w for _, _, w in tokens(text[:quotes[0].start()] + " " + text[quotes[0].end():])]
+    ahead = tokens(text[:quotes[0].start()])
+    outside = [w for _, _, w in ahead + tokens(text[quotes[0].end():])]
     words = [w for _, _, w in tokens(inside)]
     bare = not any(w[0].isalnum() for w in outside)
     requested = any(w in REQUESTING or w in SAYING for w in outside) and sum(is_content(w) for w in outside) <= 1
@@ -96,11 +98,9 @@ def _quoted(text: str) -> str:
     # then '"How many ...?"' on its own line)
     before, after = text[:quotes[0].start()].rstrip(" \t"), text[quotes[0].end():].strip(" \t")
     lined = before.endswith("\n") and after[:1] in ("", "\n")
-    said = lined and any(w in SAYING for w in outside)
     # or one someone is said to have asked ('My boss just said "How many ...?" and walked off')
-    last = tokens(text[:quotes[0].start()])[-1:]
-    spoken = bool(last) and last[0][2] in ("said", "asked", "asks", "says")
-    said = said or spoken and words[-1] == "?" and not asks(outside)
+    spoken = bool(ahead) and ahead[-1][2] in ("said", "asked", "asks", "says")
+    said = (lined and any(w in SAYING for w in outside)) or (spoken and words[-1] == "?" and not asks(outside))
     return inside if len(words) > 3 and asks(words) and (bare or requested or said) else text
 
 
@@ -148,7 +148,10 @@ def _lead_end(toks: list[tuple[int, int, str]]) -> int:
         # and not one that asks the assistant ("hey can u pls tel me what ...")
         started = (started and w not in CHAT) or w in QUESTION_STARTS
         opened = nxt in WH or (nxt in QUESTION_STARTS and nxt not in MODALS and not started)
-        chatted = (chatting and opened) or (speaking and nxt in WH_WORDS and then != "to") or knowing
+        # "can anyone tell me list the names", "I want to ask that list the names": a request for a command
+        doubled = (w in ("me", "us", "that") and i > 0 and nxt in COMMANDING
+                   and (toks[i - 1][2] in COMMANDING or toks[i - 1][2] in SAYING))
+        chatted = (chatting and opened) or (speaking and nxt in WH_WORDS and then != "to") or knowing or doubled
         if marked:
             cut = i + 1
         elif chatted:  # "can you tell me under what ...": the preposition is the question's
@@ -169,6 +172,8 @@ def _opening(text: str, toks: list[tuple[int, int, str]], lexicon: frozenset[str
     spoken = bool(PERSONS.intersection(run)) and any(w in MESSAGING for w in run)
     # its own words are the message's or someone's ("Per my manager's request,"; not "in the crew,")
     plain = all(w in MESSAGING or w.endswith("'s") for w in run if is_content(w))
+    # or apologises in the message's words ("Sorry for disturbing,")
+    sorry = run[0] in ("sorry", "sry", "apologies") and plain
     # or it ends with "but" and asks nothing ("Sorry to bother you again, but", "Not urgent but")
     but = run[-1] == "but" and sum(is_content(w) for w in run) <= 3 and not any(w in WH_WORDS for w in run)
     # or greets whom it is sent to ("Hey Google,", "Hi Sam,"), whose name is not the data's
@@ -177,7 +182,7 @@ def _opening(text: str, toks: list[tuple[int, int, str]], lexicon: frozenset[str
     naming = named(text, toks[:i + 1])
     if greeting or (run[-1] == "," and foreign(text, toks[:i + 1], lexicon, naming)):
         return i + 1
-    return i + 1 if ((spoken and plain) or but) and not asks(run) and not naming else 0
+    return i + 1 if ((spoken and plain) or but or sorry) and not asks(run) and not naming else 0
 
 
 def _tail_start(toks: list[tuple[int, int, str]], start: int) -> int:

@@ -30,6 +30,7 @@ from .wording import (
     PERSONS,
     PREPOSITIONS,
     QUESTION_STARTS,
+    QUOTES,
     REFERRING,
     REQUESTING,
     SAYING,
@@ -81,9 +82,13 @@ def without_requests(text: str, lexicon: frozenset[str] = frozenset()) -> str:
         told = [False] * len(spans)
     else:
         # A lead-in ("customer on the line asking:", "quick one —") introduces the question after it, and
-        # what comes before it and does not ask is its preamble ("So, some context: my manager asked me ...").
-        leads = [_lead_in(ws, nxt) and (not m or any(w in REQUESTING or w in SAYING for w in ws))
-                 for ws, nxt, m in zip(sentences, [*sentences[1:], [""]], names, strict=True)]
+        # what comes before it and does not ask is its preamble ("So, some context: my manager asked me ...");
+        # the question may come past a sentence about the request ("See below.\n--- Forwarded message ---\n...").
+        nexts = [next((sentences[j] for j in range(i + 1, len(sentences)) if not about[j]), [""])
+                 for i in range(len(sentences))]
+        leads = [(_lead_in(ws, nxt) or _lead_in(ws, past))
+                 and (not m or _points(ws) or any(w in REQUESTING or w in SAYING for w in ws))
+                 for ws, nxt, past, m in zip(sentences, [*sentences[1:], [""]], nexts, names, strict=True)]
         lead = max((i for i, led in enumerate(leads) if led), default=-1)
         # a sentence inside a quote ('In "Florence. Without the walls. A tucket afar off", what ...')
         quoting = [sum(w == '"' for _, _, w in toks[:a]) % 2 == 1 for a, _ in spans]
@@ -148,8 +153,8 @@ def _unappealed(words: list[str]) -> list[str]:
 
 def _greets(words: list[str]) -> bool:
     """Whether a sentence opens with a greeting ("Hi, ...", "Hiya its Bev", "Good morning, ...")."""
-    return words[0] in GREETINGS and (words[0] not in ("good", "dear") or words[1:2] == ["morning"]
-                                      or words[1:2] in (["afternoon"], ["evening"]))
+    return words[0] in GREETINGS and (words[0] not in ("good", "dear")
+                                      or words[1:2] in (["morning"], ["afternoon"], ["evening"]))
 
 
 def _telling(words: list[str]) -> bool:
@@ -164,18 +169,26 @@ def _lead_in(words: list[str], following: list[str]) -> bool:
     """A lead-in about the request before a sentence that starts to ask ("Building a Power BI report and need a
     DAX measure for this: How many ...?", "INC-4821 follow-up:", "Sorry to bother you, but —"); not a
     title's ("Singers: How many ...?")."""
-    first = next((w for w in following if w not in LEADING), "")
+    first = next((w for w in following if w not in LEADING and w not in QUOTES), "")  # '"How many ...?"'
     tagged = words[0] in ("(", "[") and words[-1] in (")", "]") and words.count(words[0]) == 1  # "[ad-hoc request]"
     # or a sentence that points at the next ("Kindly do the needful and share the below detail.")
-    pointing = (words[-1] == "." and any(w == "the" and nxt in ("below", "following")
-                                         for w, nxt in zip(words, words[1:], strict=False))
-                or words[-2:] == ["this", ":"])  # "what I actually need is this:"
+    pointing = _points(words)
     ended = words[-1] == ":" or words[-1] in DASHES or words[-2:] == [".", "."] or tagged or pointing
     said = ([w for w in words if w[0].isalnum()][-1:] == ["but"] or pointing
             or any(w in MESSAGING or w == "please" for w in words))
     # before a preposition, one that asks nothing before a sentence that does ("(Ref. A-114): For each, what")
     led = first in PREPOSITIONS and asks(following) and not asks(words)
     return ended and (first in QUESTION_STARTS or led) and said
+
+
+def _points(words: list[str]) -> bool:
+    """A sentence that points at the question after it ("Kindly share the below detail.", "See below from
+    Olga.", "Please find below the request from the regional office:", "what I actually need is this:"), whose
+    names are the message's ("Olga"), not the data's."""
+    return ((words[-1] in (".", ":") and any((w == "the" and nxt in ("below", "following"))
+                                             or (w in ("see", "find") and nxt == "below")
+                                             for w, nxt in zip(words, words[1:], strict=False)))
+            or words[-2:] == ["this", ":"])
 
 
 def _aside(words: list[str], after: bool) -> bool:

@@ -26,7 +26,7 @@ REQUESTING = frozenset(
     metabase powerbi notebook jupyter siri alexa cortana
     query queries database databases db schema schemas dataset datasets cte ctes subquery subqueries dataframe
     dataframes commentary thanks thank thx ty tia appreciated hi hello hey dear assistant regards sincerely
-    cheers sorry sry apologies inst asap eod fyi fwd forwarded forwarding csv json xlsx""".split()
+    cheers sorry sry apologies inst asap eod fyi fwd forwarded forwarding csv json xlsx idea ideas pointers""".split()
 ) | FOREIGN_GREETINGS | FOREIGN_THANKS
 #: Words a request around a question uses: one of them must be in a clause that is cut.
 FRAMING = REQUESTING | frozenset("records tables question request task help joins asked".split())
@@ -42,7 +42,7 @@ CHAT = frozenset(
 CLOSING = frozenset("thx thanks thank ty tia lol pls plz please cheers asap bye".split())
 #: How a letter's greeting starts ("Hi Sam,", "Dear Data Team,", "Good morning all,").
 GREETINGS = frozenset("hi hello hey dear good morning greetings hiya".split()) | FOREIGN_GREETINGS
-SIGNING = frozenset("regards sincerely faithfully truly cheers thanks thank wishes best greetings appreciate "
+SIGNING = frozenset("regards rgds br sincerely faithfully truly cheers thanks thank wishes best greetings appreciate "
                     "appreciated".split())
 SIGNING_STARTS = SIGNING | {"kind", "warm", "warmest", "many", "with", "all", "yours"}
 #: Words a message uses of how a question reached the user ("customer on the line asking:", "the prompt says:",
@@ -56,7 +56,8 @@ SAYING = frozenset(
 SITUATION = frozenset(
     """urgent urgently rush hurry waiting deadline tomorrow tmrw tonight today yesterday weekend monday tuesday
     wednesday thursday friday saturday sunday deck slides call sync ooo offline reply ping lmk needful doc blog
-    channel thread ticket audit meeting meetings demo presentation lesson lecture quiz exam workshop""".split())
+    channel thread ticket audit meeting meetings demo presentation lesson lecture quiz exam workshop disturbing
+    disturb bother bothering interrupting""".split())
 #: Words of the answer's form rather than its content ("Keep it short.", "No need for a chart.", "Exact figures
 #: please, not estimates.").
 FORMAT = frozenset("short brief concise chart charts graph graphs visualization bullet bullets estimate estimates "
@@ -125,8 +126,9 @@ CLAUSE_MARKS = frozenset(",:;-\u2013\u2014")
 #: The words a sentence that asks starts with, as a chat run is cut before one.
 WH_WORDS = frozenset("what which who whom whose when where why how".split())
 WH = WH_WORDS | COMMANDING
-#: Units of the time a user has ("in 20 min", "by 3 pm"): a number before one names nothing of the data.
-TIME_UNITS = frozenset("min mins minute minutes hr hrs hour hours sec secs seconds am pm".split())
+#: Units of the time a user has ("in 20 min", "by 3 pm", "within 2 days"): a number before one names nothing of
+#: the data.
+TIME_UNITS = frozenset("min mins minute minutes hr hrs hour hours sec secs seconds am pm day days week weeks".split())
 #: Abbreviations a full stop does not end a sentence after ("Mrs. Joye Homenick").
 TITLES = frozenset("mr mrs ms dr prof st jr sr mt ft no vs etc".split())
 QUOTES = frozenset("\"'\u201c\u201d")
@@ -176,8 +178,9 @@ def is_content(word: str) -> bool:
 
 def named(text: str, toks: list[tuple[int, int, str]]) -> bool:
     """Whether a sentence names something past its first word (a capitalised word but a day of the week, a
-    number standing alone and not of minutes or hours nor a time of day, a quote): then it may hold what the
-    question is about ("Only those in France.", "For 2014:"; not "client call in 20 min")."""
+    number standing alone and not of minutes, hours or days nor a time of day, a quote): then it may hold what
+    the question is about ("Only those in France.", "For 2014:"; not "client call in 20 min", "within 10
+    working days")."""
     words = [t for t in toks if t[2][0].isalnum()]
     # a sentence in capitals shouts, its capitals name nothing ("CLIENT ON THE LINE")
     shouted = any(t[2] in STOPWORDS and len(t[2]) > 1 for t in words) and all(
@@ -186,7 +189,7 @@ def named(text: str, toks: list[tuple[int, int, str]]) -> bool:
             or any(t[2] not in ALLOWED and t[2] not in MESSAGING and t[2] not in DAYS
                    and (text[t[0]].isupper() and len(t[2]) > 1 and not shouted
                         or t[2].isdigit() and not text[t[0] - 1].isalnum() and text[t[0] - 1] not in "-#"
-                        and (i + 1 == len(words) or words[i + 1][2] not in TIME_UNITS)
+                        and not TIME_UNITS.intersection(w for _, _, w in words[i + 1:i + 3])
                         and not _clock(text, t[0]))
                    for i, t in enumerate(words) if i > 0))
 

@@ -1,0 +1,153 @@
+"""The lines of a pasted document that hold its question: not a ticket's fields, an agenda's other items, code.
+
+Users paste whole documents: a ticket ("TICKET #48213 | Priority: Medium\nDescription: How many ...?\nStatus:
+Open"), a list of action items with the question one of them, a notebook cell ("# how many ...?\ndf =
+run_query(q)"), an e-mail with its signature ("--\nIngrid Johansson | Business Analyst"). Each of those lines
+is an item of its own: one that asks nothing names none of the question's data, however many capitals it has
+("Status: Open", "- book room for offsite"), where the sentence pass (query/sentences.py) would keep it for
+them. A line that goes on with the one before it (no mark ends that one and it starts in lower case: "... how
+many of them can be\nimplemented ...") is part of that one; an item that goes on with the question ("- their
+ages", "- only the active ones") stays.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from ..index.text import STOPWORDS
+from .wording import CONTINUING, GOING_ON, QUOTES, REFERRING, tokens
+
+#: A form's or a ticket's field on a line of its own ("Priority: Medium", "  question: ...", "[Ticket #48213]
+#: Priority: Medium", "**Question:** How many ...?"): its name is at most three words.
+_FIELD = re.compile(r"^[ \t]*(?:\[[^\]\n]*\][ \t]*)?(?:\*\*|__)?[A-Za-z][\w#-]*(?:[ \t]+[\w#-]+){0,2}[ \t]*"
+                    r"(?:\*\*|__)?:(?:\*\*|__)?(?:[ \t]+(.*\S))?[ \t]*$")
+#: Fields on one line, set apart by bars or slashes ("TICKET #48213 | Priority: Medium | Reporter: A. Mehta").
+_PARTS = re.compile(r"[ \t]+[|/][ \t]+")
+#: A list's item mark at a line's start ("- ", "\u2022 ", "2. ", "- [ ] ").
+_ITEM = re.compile(r"^[ \t]*(?:[-*\u2022]|\d{1,2}[.)])[ \t]+(?:\[[ xX]?\][ \t]+)?")
+#: A comment's mark at a line's start ("# ", "// ", "-- ").
+_COMMENT = re.compile(r"^[ \t]*(?:#+|//+|--)[ \t]+")
+#: A heading in Markdown's bold on a line of its own ("**Describe the request**").
+_HEADING = re.compile(r"^[ \t]*(?:\*\*|__)[^*_\n]+(?:\*\*|__)[ \t]*$")
+#: A line of code: an assignment, a definition, a raise or an import, or a call alone on its line ("df =
+#: run_query(q)", "raise NotImplementedError", "result = client.ask(_)"); not one that quotes ('ask("...")').
+_CODE = re.compile(r"^[ \t]*(?:[A-Za-z_][\w.]*(?:\[[^\]\n]*\])?[ \t]*[-+*/]?=(?!=)[ \t]*\S"
+                   r"|(?:def|class)[ \t]+\w+.*:[ \t]*$|(?:import|raise)[ \t]+[\w.]+(?:\(.*\))?[ \t]*$"
+                   r"|[A-Za-z_][\w.]*\([^()\n]*\)[ \t]*;?[ \t]*$)")
+#: A number a document is filed under ("#88102", "T-3307", "CR-5520", "GDPR/INT/2023/442").
+_FILED = re.compile(r"#\d|\b[A-Z]{1,6}[-/][A-Z0-9/-]*\d")
+#: The line an e-mail's signature starts after ("--", "__", "---").
+_SEPARATOR = re.compile(r"^[ \t]*(?:--|__+|-{3,})[ \t]*$")
+
+
+def fields(text: str, asks: Callable[[str], bool]) -> str:
+    """Where most of the text's lines are a form's fields ("Requester: Finance Ops\nPriority: Medium\n
+    Description: How many ...?\nDue: Friday", a YAML body), the text without the fields that do not ask and
+    the names of those that do."""
+    lines = [part for line in text.splitlines() if line.strip() for part in _parts(line)]
+    found = [_FIELD.match(line) for line in lines]
+    if sum(f is not None for f in found) < 2 or 2 * sum(f is not None for f in found) <= len(lines):
+        return text
+    kept = [line if f is None else f.group(1) for line, f in zip(lines, found, strict=True)
+            if f is None or (f.group(1) and asks(f.group(1)))]
+    return "\n".join(kept) if any(asks(line) for line in kept) else text
+
+
+def items(text: str, asks: Callable[[str], bool]) -> str:
+    """The text without the lines that are a document's items and ask nothing (see the module's docstring):
+    fields, code, comments, a signature, and the other items of a list the question is one of."""
+    blocks = _blocks(text.splitlines())
+    if len(blocks) < 2:
+        return text
+    asking = [any(c.isalnum() for line in block for c in line) and asks(" ".join(_body(line) for line in block))
+              for block in blocks]
+    if not any(asking):
+        return text
+    first = asking.index(True)
+    last = len(asking) - 1 - asking[::-1].index(True)
+    signature = next((i for i, block in enumerate(blocks) if i > last and _SEPARATOR.match(block[0])), len(blocks))
+    listed = any(a and _ITEM.match(block[0]) for a, block in zip(asking, blocks, strict=True))
+    dropped, head = [], False
+    for i, (block, a) in enumerate(zip(blocks, asking, strict=True)):
+        if _ITEM.match(block[0]) and (i == 0 or not _ITEM.match(blocks[i - 1][0])):
+            head = i > 0 and asking[i - 1]  # what the list is under: "List these:" asks, "Steps:" does not
+        dropped.append(i >= signature or (not a and (_item(block[0], listed or not head)
+                                                     or (i < first and len(block) == 1 and _titled(block[0])))))
+    kept = [block for block, d in zip(blocks, dropped, strict=True) if not d]
+    # a field alone beside a question may be its condition ("How many ...?" and "Status: Open" on the next line)
+    lone = [_body(block[0]) for block, d in zip(blocks, dropped, strict=True) if d]
+    if len(kept) == len(blocks) or (len(lone) == 1 and _parts(lone[0]) == lone and _FIELD.match(lone[0])):
+        return text
+    return "\n".join(line for block in kept for line in block)
+
+
+def _parts(line: str) -> list[str]:
+    """A line's fields where it holds two or more set apart by bars or slashes, else the line."""
+    parts = _PARTS.split(line)
+    return parts if sum(_FIELD.match(part) is not None for part in parts) > 1 else [line]
+
+
+def _blocks(lines: list[str]) -> list[list[str]]:
+    """The text's lines grouped with those that go on with them: the one before, with no blank line between, is
+    no item or title and ends with no mark, and the line starts in lower case or with a mark and is no item."""
+    blocks: list[list[str]] = []
+    blank = False
+    for line in lines:
+        if not line.strip():
+            blank = True
+            continue
+        start = line.lstrip()[:1]
+        going_on = (bool(blocks) and not blank and not blocks[-1][-1].rstrip().endswith((".", "?", "!", ":"))
+                    and (start.islower() or not start.isalnum()) and not _item(line, listed=True)
+                    and not _item(blocks[-1][-1], listed=True) and not _titled(blocks[-1][-1])
+                    and not _SEPARATOR.match(line))
+        if going_on:
+            blocks[-1].append(line)
+        else:
+            blocks.append([line])
+        blank = False
+    return blocks
+
+
+def _item(line: str, listed: bool) -> bool:
+    """A line that is a document's item: a field, code, a comment, a heading, or, where the question is an item
+    of a list, another item that does not go on with it."""
+    body = _body(line)
+    return (_fielded(body) or (_CODE.match(body) is not None and not QUOTES.intersection(body))
+            or _COMMENT.match(line) is not None
+            or _HEADING.match(line) is not None
+            or (listed and _ITEM.match(line) is not None and not _goes_on(body)))
+
+
+def _titled(line: str) -> bool:
+    """A document's title: no function word or closing mark, and a number it is filed under or all in capitals
+    ("Task T-3307", "Form submission #88102", "AUDIT FINDING FOLLOW-UP"; not "Q3 revenue")."""
+    words = _words(line)
+    letters = [c for c in line if c.isalpha()]
+    shouted = len(letters) > 3 and all(c.isupper() for c in letters)
+    return line.rstrip()[-1:] not in (".", "?", "!", ":") and (
+        shouted or (_FILED.search(line) is not None and not STOPWORDS.intersection(words)))
+
+
+def _body(line: str) -> str:
+    """A line without its item or comment mark."""
+    return _COMMENT.sub("", _ITEM.sub("", line, count=1), count=1)
+
+
+def _fielded(body: str) -> bool:
+    """A field ("Status: Open") or fields set apart by bars or slashes ("Team: Ops / Due: 15-Aug"), not one a
+    preposition or a going-on's word names, a condition of the question's ("From: 2014", "Only: active")."""
+    parts = _PARTS.split(body)
+    return any(m is not None and (_words(m.group(0)) or [""])[0] not in GOING_ON for m in map(_FIELD.match, parts))
+
+
+def _goes_on(body: str) -> bool:
+    """An item that goes on with the question ("their ages", "only the active ones", "latest first")."""
+    words = _words(body)
+    return bool(words) and (words[0] in GOING_ON or words[0] in CONTINUING or bool(REFERRING.intersection(words)))
+
+
+def _words(text: str) -> list[str]:
+    return [w for _, _, w in tokens(text)]
+
