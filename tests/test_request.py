@@ -211,6 +211,15 @@ QUESTION = "Show names for all aircrafts of which John Williams has certificates
     ('Please find below the request from the regional office:\n\n"How many pets are there?"\n\nCould you revert '
      'by EOD?\n\nBR,\nKatarzyna', "How many pets are there?"),
     ("How many pets are there? (owner: Jorge)", "How many pets are there?"),
+    ("quick one \u2014 Lena from finance wants to know how many pets are there? no rush, whenever you get a sec",
+     "how many pets are there?"),
+    ("The auditors (Grant & Moss) have asked us how many pets are there? Can you confirm so I can reply to them "
+     "today?", "how many pets are there?"),
+    ("Just got this from Carlos at Estrella Group:\nHow many pets are there?\nPassing it on in case it's one for "
+     "you.\n\nGet Outlook for Android", "How many pets are there?"),
+    ("what is the average age of the pets Can you confirm so I can reply today?", "what is the average age of the pets"),
+    ("How many pets are there? I told them we'd get back within 24h.", "How many pets are there?"),
+    ("How many pets are there? Thoughts?", "How many pets are there?"),
     ("Which pets are there?\n---\nHow many pets are older than 3?\n\n--\nDana | Ops", "Which pets are there?\n---\n"
      "How many pets are older than 3?"),
 ])
@@ -254,6 +263,9 @@ def test_without_a_dictionary_no_language_is_foreign() -> None:
 
 @pytest.mark.parametrize("asked", [
     "Which singers are in the database?",  # the question's own words, not a wrapping around it
+    "Which owners know how many pets they have?",  # a word of knowing in a question that asks
+    "I don't really know how the data is structured. List the pets.",  # no one wants to know it
+    "Could you list the pets older than 3?",  # a question to the assistant that asks of the data
     "What is the question with the most answers for user 5?",  # no clause boundary to cut at
     "Thanks to the donors, how many schools were built?",  # a content word before the comma
     "Hello Kitty products sold in 2020?",

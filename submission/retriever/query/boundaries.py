@@ -9,6 +9,7 @@ an abbreviation or an initial ("Mrs. Joye Homenick", "Jill M. Stevens").
 from __future__ import annotations
 
 from .wording import (
+    ADDRESSED,
     CHAT,
     CLOSING,
     DASHES,
@@ -16,6 +17,7 @@ from .wording import (
     GREETINGS,
     LEADING,
     MESSAGING,
+    MODALS,
     PERSONS,
     PREPOSITIONS,
     QUESTION_STARTS,
@@ -103,12 +105,14 @@ def _introduces(text: str, toks: list[tuple[int, int, str]], i: int) -> bool:
 def _restarts(text: str, toks: list[tuple[int, int, str]], i: int) -> bool:
     """A capitalised question word or a thanks between two lower-case words starts a sentence ("ugh ok How many
     ...", "hiya How many ...", "... lol List the ...", "... all dogs Thank you"; not a title's "Who Framed Roger
-    Rabbit"), and so does a word a question starts with or a preposition after a chat word ("lol Among the")."""
+    Rabbit"), and so do a modal asking the assistant ("... all dogs Can you confirm ...") and a word a question
+    starts with or a preposition after a chat word ("lol Among the")."""
     if i + 2 >= len(toks):
         return False
     word = toks[i + 1][2]
     chatted = toks[i][2] in CHAT and (word in QUESTION_STARTS or word in PREPOSITIONS)
-    if not (word in WH or word in CLOSING or chatted):
+    appealing = word in MODALS and toks[i + 2][2] in ADDRESSED  # "... all dogs Can you confirm ..."
+    if not (word in WH or word in CLOSING or chatted or appealing):
         return False
     before, capital, after = (text[t[0]] for t in toks[i:i + 3])
     return before.islower() and capital.isupper() and after.islower()

@@ -37,6 +37,8 @@ _CODE = re.compile(r"^[ \t]*(?:[A-Za-z_][\w.]*(?:\[[^\]\n]*\])?[ \t]*[-+*/]?=(?!
                    r"|[A-Za-z_][\w.]*\([^()\n]*\)[ \t]*;?[ \t]*$)")
 #: A number a document is filed under ("#88102", "T-3307", "CR-5520", "GDPR/INT/2023/442").
 _FILED = re.compile(r"#\d|\b[A-Z]{1,6}[-/][A-Z0-9/-]*\d")
+#: The line a mail client adds below a message ("Sent from my iPhone", "Get Outlook for Android").
+_CLIENT = re.compile(r"^[ \t]*(?:Sent from my|Get Outlook for)\b")
 #: The line an e-mail's signature starts after ("--", "__", "---").
 _SEPARATOR = re.compile(r"^[ \t]*(?:--|__+|-{3,})[ \t]*$")
 
@@ -60,8 +62,8 @@ def items(text: str, asks: Callable[[str], bool]) -> str:
     blocks = _blocks(text.splitlines())
     if len(blocks) < 2:
         return text
-    asking = [any(c.isalnum() for line in block for c in line) and asks(" ".join(_body(line) for line in block))
-              for block in blocks]
+    asking = [any(c.isalnum() for line in block for c in line) and not _CLIENT.match(block[0])
+              and asks(" ".join(_body(line) for line in block)) for block in blocks]
     if not any(asking):
         return text
     first = asking.index(True)
@@ -111,12 +113,12 @@ def _blocks(lines: list[str]) -> list[list[str]]:
 
 
 def _item(line: str, listed: bool) -> bool:
-    """A line that is a document's item: a field, code, a comment, a heading, or, where the question is an item
-    of a list, another item that does not go on with it."""
+    """A line that is a document's item: a field, code, a comment, a heading, a mail client's line, or, where the
+    question is an item of a list, another item that does not go on with it."""
     body = _body(line)
     return (_fielded(body) or (_CODE.match(body) is not None and not QUOTES.intersection(body))
             or _COMMENT.match(line) is not None
-            or _HEADING.match(line) is not None
+            or _HEADING.match(line) is not None or _CLIENT.match(line) is not None
             or (listed and _ITEM.match(line) is not None and not _goes_on(body)))
 
 

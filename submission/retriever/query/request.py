@@ -70,6 +70,9 @@ from .wording import (
     tokens,
 )
 
+#: How far into a request a run saying who wants to know may go (_relayed).
+_RELAYING = 24
+
 
 def core(question: str, lexicon: frozenset[str] = frozenset()) -> str:
     """The question without a leading and a trailing wrapping and without its sentences about the request
@@ -106,7 +109,7 @@ def _quoted(text: str) -> str:
 
 def _clauses(text: str, lexicon: frozenset[str]) -> str:
     toks = tokens(text)
-    start = max(_lead_end(toks), _opening(text, toks, lexicon))
+    start = max(_lead_end(toks), _opening(text, toks, lexicon), _relayed(toks))
     end = _tail_start(toks, start)
     if start == 0 and end == len(toks):
         return text
@@ -157,6 +160,21 @@ def _lead_end(toks: list[tuple[int, int, str]]) -> int:
         elif chatted:  # "can you tell me under what ...": the preposition is the question's
             cut = i if w in PREPOSITIONS else i + 1
     return cut if any(is_content(w) for _, _, w in toks[cut:]) else 0
+
+
+def _relayed(toks: list[tuple[int, int, str]]) -> int:
+    """How many leading tokens say who wants to know what follows ("Lena from finance wants to know how many",
+    "The auditors (Grant & Moss) have asked us how many", "Hi Chloe, Mateo from the Lisbon office was wondering
+    which"): a run in one sentence that asks nothing, up to a word of knowing or asking, and a word that asks."""
+    words = [w for _, _, w in toks]
+    for i, w in enumerate(words[:_RELAYING]):
+        if w in "?!." or w in WH_WORDS or w in ("not", "never") or w.endswith("n't"):
+            return 0  # "I don't really know how the data is structured."
+        nxt = i + 2 if words[i + 1:i + 2] in (["us"], ["me"]) else i + 1
+        if ((w in KNOWING or w == "asked") and words[nxt:nxt + 1] and words[nxt] in WH
+                and words[nxt + 1:nxt + 2] != ["to"] and not asks(words[:i + 1])):
+            return nxt if any(is_content(w) for w in words[nxt:]) else 0
+    return 0
 
 
 def _opening(text: str, toks: list[tuple[int, int, str]], lexicon: frozenset[str]) -> int:

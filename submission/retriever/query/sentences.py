@@ -49,6 +49,9 @@ from .wording import (
     tokens,
 )
 
+#: The verbs a user tells what they said to whoever asked with ("I said I'd check.").
+_NARRATING = frozenset("said told promised".split())
+
 
 def without_requests(text: str, lexicon: frozenset[str] = frozenset()) -> str:
     """The text without its sentences about the request rather than the data.
@@ -106,7 +109,11 @@ def without_requests(text: str, lexicon: frozenset[str] = frozenset()) -> str:
             ending = i == len(sentences) - 1 and after and ws[-1] == ":"
             # a greeting that introduces its writer ("Hiya its Bev from the shop.")
             greeting = i < asked[0] and _greets(ws) and _telling(ws)
-            told.append(leads[i] or (alien[i] and not quoting[i]) or ending or greeting
+            # what the user told whoever asked ("I said I'd check.", "I told them we'd get back within 24h."; not
+            # "We said only the dogs.")
+            narrated = (ws[0] in ("i", "we") and len(ws) > 1 and ws[1] in _NARRATING and not asks(ws)
+                        and not WH_WORDS.intersection(ws) and not (GOING_ON - PREPOSITIONS).intersection(ws))
+            told.append(leads[i] or (alien[i] and not quoting[i]) or ending or greeting or narrated
                         or (i < lead and not asks(ws) and not names[i])
                         or (a and bool(ADDRESSED.intersection(ws)))
                         or (_telling(ws) and (a or personal or _remark(ws, last) or aside)))
@@ -122,6 +129,8 @@ def _about(words: list[str], own: int) -> bool:
     """Whether a sentence with `own` words of its own is about the request: one that asks does so of the
     assistant ("Could you write the SQL?", "What would the query look like?"), one that does not names the
     request, its user or nothing ("Assume PostgreSQL syntax.", "I'm new to this.", "Good morning.")."""
+    if _appeals(words) and own <= 6:
+        return True
     if own > 3:
         return False
     if words[0] == "#" and words[-1] != "?" and sum(w[0].isalnum() for w in words) <= 2:
@@ -138,6 +147,13 @@ def _about(words: list[str], own: int) -> bool:
                    and not any(w in WH_WORDS for w in words))
         return (framed and (speaking or own <= 2)) or (own <= 1 and bool(ADDRESSED.intersection(words))) or pointed
     return framed or person or (own == 0 and sum(w[0].isalnum() for w in words) > 1)
+
+
+def _appeals(words: list[str]) -> bool:
+    """A question to the assistant that asks nothing of the data ("Would you mind getting back to him
+    directly?", "Can you draft a reply?"): a modal and whom it is addressed to, and no word that asks or orders."""
+    return (len(words) > 2 and words[0] in MODALS and words[1] in ADDRESSED and words[-1] == "?"
+            and not any(w.split("'")[0] in WH_WORDS or w in ORDERS or w in QUOTES for w in words))
 
 
 def _unappealed(words: list[str]) -> list[str]:
@@ -183,12 +199,11 @@ def _lead_in(words: list[str], following: list[str]) -> bool:
 
 def _points(words: list[str]) -> bool:
     """A sentence that points at the question after it ("Kindly share the below detail.", "See below from
-    Olga.", "Please find below the request from the regional office:", "what I actually need is this:"), whose
-    names are the message's ("Olga"), not the data's."""
-    return ((words[-1] in (".", ":") and any((w == "the" and nxt in ("below", "following"))
-                                             or (w in ("see", "find") and nxt == "below")
-                                             for w, nxt in zip(words, words[1:], strict=False)))
-            or words[-2:] == ["this", ":"])
+    Olga.", "Please find below the request from the regional office:", "Just got this from Carlos at Estrella
+    Group:", "what I actually need is this:"), whose names are the message's ("Olga"), not the data's."""
+    pointers = any((w == "the" and nxt in ("below", "following")) or (w in ("see", "find") and nxt == "below")
+                   or (w, nxt) == ("this", "from") for w, nxt in zip(words, words[1:], strict=False))
+    return (words[-1] in (".", ":") and pointers) or words[-2:] == ["this", ":"]
 
 
 def _aside(words: list[str], after: bool) -> bool:

@@ -26,7 +26,8 @@ REQUESTING = frozenset(
     metabase powerbi notebook jupyter siri alexa cortana
     query queries database databases db schema schemas dataset datasets cte ctes subquery subqueries dataframe
     dataframes commentary thanks thank thx ty tia appreciated hi hello hey dear assistant regards sincerely
-    cheers sorry sry apologies inst asap eod fyi fwd forwarded forwarding csv json xlsx idea ideas pointers""".split()
+    cheers sorry sry apologies inst asap eod fyi fwd forwarded forwarding csv json xlsx idea ideas pointers thoughts
+    """.split()
 ) | FOREIGN_GREETINGS | FOREIGN_THANKS
 #: Words a request around a question uses: one of them must be in a clause that is cut.
 FRAMING = REQUESTING | frozenset("records tables question request task help joins asked".split())
@@ -39,7 +40,7 @@ LABELS = FRAMING | frozenset(
 CHAT = frozenset(
     """hey hi hello yo um umm uh uhh er erm hmm ok okay u ur pls plz thx thanks ty tia lol btw quick basically
     curious wondering yes yeah yep yup alright sir madam bye ugh omg hiya mhm""".split()) | FOREIGN_GREETINGS
-CLOSING = frozenset("thx thanks thank ty tia lol pls plz please cheers asap bye".split())
+CLOSING = frozenset("thx thanks thank ty tia lol pls plz please kindly cheers asap bye".split())
 #: How a letter's greeting starts ("Hi Sam,", "Dear Data Team,", "Good morning all,").
 GREETINGS = frozenset("hi hello hey dear good morning greetings hiya".split()) | FOREIGN_GREETINGS
 SIGNING = frozenset("regards rgds br sincerely faithfully truly cheers thanks thank wishes best greetings appreciate "
@@ -50,7 +51,8 @@ SIGNING_STARTS = SIGNING | {"kind", "warm", "warmest", "many", "with", "all", "y
 SAYING = frozenset(
     """says said asking asks asked phrased wrote writes note notes follow followup following reminder homework
     exercise assignment prompt standup todo re conversation discussion discussed scratch transcript memo ask repost
-    reposting reposted bump bumping crosspost crossposting edit edited typo ps ref""".split())
+    reposting reposted bump bumping crosspost crossposting edit edited typo ps ref relay relayed relaying
+    pasted""".split())
 #: Words of the user's situation rather than the data's: urgency, days, the channel and the occasion ("No
 #: rush.", "URGENT!!!", "Still waiting on this one.", "This is for a board deck tomorrow morning.").
 SITUATION = frozenset(
