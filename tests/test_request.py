@@ -217,7 +217,8 @@ QUESTION = "Show names for all aircrafts of which John Williams has certificates
      "today?", "how many pets are there?"),
     ("Just got this from Carlos at Estrella Group:\nHow many pets are there?\nPassing it on in case it's one for "
      "you.\n\nGet Outlook for Android", "How many pets are there?"),
-    ("what is the average age of the pets Can you confirm so I can reply today?", "what is the average age of the pets"),
+    ("what is the average age of the pets Can you confirm so I can reply today?",
+     "what is the average age of the pets"),
     ("How many pets are there? I told them we'd get back within 24h.", "How many pets are there?"),
     ("How many pets are there? Thoughts?", "How many pets are there?"),
     ("Which pets are there?\n---\nHow many pets are older than 3?\n\n--\nDana | Ops", "Which pets are there?\n---\n"
