@@ -150,19 +150,16 @@ def load_set(spec: str, settings: Settings, opts: Options, every: int, cache: Pa
 
 #: The sources evidence depends on (a cached evidence file is reused while they are unchanged), and those the
 #: weights were fitted with; both hold every module that reads the question's text (tests/test_fit.py).
-EVIDENCE_SOURCES = ("query/channels.py", "query/evidence.py", "query/lookups.py", "index/registry.py",
-                    "index/documents.py", "index/text.py", "query/fusion.py", "index/lexical.py", "index/thesaurus.py",
-                    "index/wordnet.py", "index/spelling.py", "index/abbreviations.py", "embedders/minilm.py",
-                    "embedders/onnx_graph.py", "runtime.py", "backends/stage1.py", "index/people.py",
-                    "index/vocabulary.py", "query/request.py", "query/markup.py",
-                    "query/sentences.py", "query/boundaries.py", "query/wording.py", "query/lines.py")
-CODE_SOURCES = ("query/channels.py", "query/evidence.py", "query/lookups.py", "index/registry.py",
-                "query/features.py", "query/plans.py", "query/relevance.py", "query/planner.py", "query/model.py",
-                "query/adapter.py",
-                "index/documents.py", "index/text.py", "query/fusion.py", "index/lexical.py", "index/thesaurus.py",
-                "index/wordnet.py", "index/spelling.py", "index/abbreviations.py", "index/links.py",
-                "index/people.py", "query/request.py", "query/markup.py",
-                "query/sentences.py", "query/boundaries.py", "query/wording.py", "query/lines.py")
+_CHANNELS = ("query/channels.py", "query/evidence.py", "query/lookups.py", "index/registry.py")
+_MATCHING = ("index/documents.py", "index/text.py", "query/fusion.py", "index/lexical.py", "index/thesaurus.py",
+             "index/wordnet.py", "index/spelling.py", "index/abbreviations.py")
+#: The modules that read the request around a question, the list each session's reading adds to.
+_REQUEST = ("query/request.py", "query/markup.py", "query/sentences.py", "query/boundaries.py", "query/wording.py",
+            "query/lines.py")
+EVIDENCE_SOURCES = (*_CHANNELS, *_MATCHING, "embedders/minilm.py", "embedders/onnx_graph.py", "runtime.py",
+                    "backends/stage1.py", "index/people.py", "index/vocabulary.py", *_REQUEST)
+CODE_SOURCES = (*_CHANNELS, "query/features.py", "query/plans.py", "query/relevance.py", "query/planner.py",
+                "query/model.py", "query/adapter.py", *_MATCHING, "index/links.py", "index/people.py", *_REQUEST)
 
 
 def evidence_digest() -> str:
