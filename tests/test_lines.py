@@ -42,6 +42,8 @@ def test_a_documents_items_go(pasted: str, left: str) -> None:
     "Which pets are older than 3?\nSorted by age.",
     'ask("How many pets?")\n12',  # a call that quotes the question is no line of code to drop
     "Priority: Low\nOwner: Ops",  # nothing asks
+    "Need numbers for:\n- piano\n- guitar\nHow many pupils play each?",  # a list before the question
+    "SALES REPORT\nWhich region sold the most?",  # a title in capitals that may be the data's
     "How many pets?",
 ])
 def test_the_questions_lines_stay(pasted: str) -> None:

@@ -16,7 +16,7 @@ import re
 from collections.abc import Callable
 
 from ..index.text import STOPWORDS
-from .wording import CONTINUING, GOING_ON, QUOTES, REFERRING, tokens
+from .wording import CONTINUING, GOING_ON, MESSAGING, QUOTES, REFERRING, tokens
 
 #: A form's or a ticket's field on a line of its own ("Priority: Medium", "  question: ...", "[Ticket #48213]
 #: Priority: Medium", "**Question:** How many ...?"): its name is at most three words.
@@ -74,7 +74,9 @@ def items(text: str, asks: Callable[[str], bool]) -> str:
     for i, (block, a) in enumerate(zip(blocks, asking, strict=True)):
         if _ITEM.match(block[0]) and (i == 0 or not _ITEM.match(blocks[i - 1][0])):
             head = i > 0 and asking[i - 1]  # what the list is under: "List these:" asks, "Steps:" does not
-        dropped.append(i >= signature or (not a and (_item(block[0], listed or not head)
+        # a list after the question under a line that asks nothing ("Steps:"); one before it may hold what
+        # the question is about ("Need numbers for:\n- piano\n- guitar\nHow many are there each?")
+        dropped.append(i >= signature or (not a and (_item(block[0], listed or (not head and i > first))
                                                      or (i < first and len(block) == 1 and _titled(block[0])))))
     kept = [block for block, d in zip(blocks, dropped, strict=True) if not d]
     # a field alone beside a question may be its condition ("How many ...?" and "Status: Open" on the next line)
@@ -123,11 +125,13 @@ def _item(line: str, listed: bool) -> bool:
 
 
 def _titled(line: str) -> bool:
-    """A document's title: no function word or closing mark, and a number it is filed under or all in capitals
-    ("Task T-3307", "Form submission #88102", "AUDIT FINDING FOLLOW-UP"; not "Q3 revenue")."""
+    """A document's title: no closing mark, and a number it is filed under and no function word, or all in
+    capitals and in a message's words ("Task T-3307", "Form submission #88102", "AUDIT FINDING FOLLOW-UP"; not
+    "Q3 revenue")."""
     words = _words(line)
     letters = [c for c in line if c.isalpha()]
-    shouted = len(letters) > 3 and all(c.isupper() for c in letters)
+    # in capitals and in a message's words ("AUDIT FINDING FOLLOW-UP"; not "SALES REPORT", maybe the data's)
+    shouted = len(letters) > 3 and all(c.isupper() for c in letters) and bool(MESSAGING.intersection(words))
     return line.rstrip()[-1:] not in (".", "?", "!", ":") and (
         shouted or (_FILED.search(line) is not None and not STOPWORDS.intersection(words)))
 
