@@ -96,21 +96,18 @@ def _blocks(lines: list[str]) -> list[list[str]]:
     """The text's lines grouped with those that go on with them: the one before, with no blank line between, is
     no item or title and ends with no mark, and the line starts in lower case or with a mark and is no item."""
     blocks: list[list[str]] = []
-    blank = False
+    going = False  # whether the line before may go on on this one
     for line in lines:
         if not line.strip():
-            blank = True
+            going = False
             continue
         start = line.lstrip()[:1]
-        going_on = (bool(blocks) and not blank and not blocks[-1][-1].rstrip().endswith((".", "?", "!", ":"))
-                    and (start.islower() or not start.isalnum()) and not _item(line, listed=True)
-                    and not _item(blocks[-1][-1], listed=True) and not _titled(blocks[-1][-1])
-                    and not _SEPARATOR.match(line))
-        if going_on:
+        item = _item(line, listed=True)
+        if going and (start.islower() or not start.isalnum()) and not item and not _SEPARATOR.match(line):
             blocks[-1].append(line)
         else:
             blocks.append([line])
-        blank = False
+        going = not item and not _titled(line) and not line.rstrip().endswith((".", "?", "!", ":"))
     return blocks
 
 

@@ -25,6 +25,7 @@ from .wording import (
     MEANING,
     MESSAGING,
     MODALS,
+    NARRATING,
     OBJECTS,
     ORDERS,
     PERSONS,
@@ -48,9 +49,6 @@ from .wording import (
     next_word,
     tokens,
 )
-
-#: The verbs a user tells what they said to whoever asked with ("I said I'd check.").
-_NARRATING = frozenset("said told promised".split())
 
 
 def without_requests(text: str, lexicon: frozenset[str] = frozenset()) -> str:
@@ -89,7 +87,7 @@ def without_requests(text: str, lexicon: frozenset[str] = frozenset()) -> str:
         # the question may come past a sentence about the request ("See below.\n--- Forwarded message ---\n...").
         nexts = [next((sentences[j] for j in range(i + 1, len(sentences)) if not about[j]), [""])
                  for i in range(len(sentences))]
-        leads = [(_lead_in(ws, nxt) or _lead_in(ws, past))
+        leads = [(_lead_in(ws, nxt) or (past is not nxt and _lead_in(ws, past)))
                  and (not m or _points(ws) or any(w in REQUESTING or w in SAYING for w in ws))
                  for ws, nxt, past, m in zip(sentences, [*sentences[1:], [""]], nexts, names, strict=True)]
         lead = max((i for i, led in enumerate(leads) if led), default=-1)
@@ -111,7 +109,7 @@ def without_requests(text: str, lexicon: frozenset[str] = frozenset()) -> str:
             greeting = i < asked[0] and _greets(ws) and _telling(ws)
             # what the user told whoever asked ("I said I'd check.", "I told them we'd get back within 24h."; not
             # "We said only the dogs.")
-            narrated = (ws[0] in ("i", "we") and len(ws) > 1 and ws[1] in _NARRATING and not asks(ws)
+            narrated = (ws[0] in ("i", "we") and len(ws) > 1 and ws[1] in NARRATING and not asks(ws)
                         and not WH_WORDS.intersection(ws) and not (GOING_ON - PREPOSITIONS).intersection(ws))
             told.append(leads[i] or (alien[i] and not quoting[i]) or ending or greeting or narrated
                         or (i < lead and not asks(ws) and not names[i])

@@ -66,6 +66,8 @@ FORMAT = frozenset("short brief concise chart charts graph graphs visualization 
                    "ballpark formatting".split())
 #: The words a lead-in or an aside about the request holds one of: its own, a message's, a situation's and chat's.
 MESSAGING = FRAMING | SAYING | SITUATION | FORMAT | CHAT
+#: The verbs a user tells what they said to whoever asked with ("I said I'd check.").
+NARRATING = frozenset("said told promised".split())
 #: Words after which a person's run is what they want to know ("My boss wants to know list the names").
 KNOWING = frozenset("know wondering asking".split())
 #: Words a request's wrapping is made of besides function, command and chat words.
