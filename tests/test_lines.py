@@ -28,6 +28,14 @@ def _asks(text: str) -> bool:
     ("**Describe the request**\nHow many pets?\n\n**Additional context**\nfor the report.",
      "How many pets?\nfor the report."),
     ("How many pets?\n-- added by ops", "How many pets?"),
+    ("How many pets?\n```sql\nSELECT ??? FROM ???\n```", "How many pets?"),
+    ("How many pets?\nSELECT name FROM pets WHERE ???", "How many pets?"),
+    ("Asked 2 days ago  Modified today  Viewed 48 times\nHow many pets?", "How many pets?"),
+    ("Posted by a learner\nHow many pets?", "How many pets?"),
+    ("How many pets are there?\nWhat I tried: a few queries", "How many pets are there?"),
+    # a block may only set the question apart: its fences go, its line stays
+    ("```\nHow many pets are there?\n```\nWhat's the SQL for the above?",
+     "How many pets are there?\nWhat's the SQL for the above?"),
 ])
 def test_a_documents_items_go(pasted: str, left: str) -> None:
     assert items(pasted, _asks) == left
@@ -45,6 +53,7 @@ def test_a_documents_items_go(pasted: str, left: str) -> None:
     "Need numbers for:\n- piano\n- guitar\nHow many pupils play each?",  # a list before the question
     "SALES REPORT\nWhich region sold the most?",  # a title in capitals that may be the data's
     "How many pets?",
+    "List the pets\nName \u00b7 Age \u00b7 Owner's city.",  # a line of parts that ends as a sentence
 ])
 def test_the_questions_lines_stay(pasted: str) -> None:
     assert items(pasted, _asks) == pasted

@@ -223,6 +223,43 @@ QUESTION = "Show names for all aircrafts of which John Williams has certificates
     ("How many pets are there? Thoughts?", "How many pets are there?"),
     ("Which pets are there?\n---\nHow many pets are older than 3?\n\n--\nDana | Ops", "Which pets are there?\n---\n"
      "How many pets are older than 3?"),
+    ("Week 3, Exercise 2\nPosted by a learner\n\nHow many pets are there?\n\nI'm not sure my answer is right, can "
+     "someone check?", "How many pets are there?"),
+    ("Module 4 quiz, question 7:\nHow many pets are there?", "How many pets are there?"),
+    ("MOOC learner here (Week 5, Lab 1).\n\nThe lab prompt reads:\n\n> How many pets are there?",
+     "How many pets are there?"),
+    ("I'm on exercise 2.3 of the SQL track. The task says: How many pets are there? My answer gets marked as "
+     "incorrect and the feedback is not helpful.", "How many pets are there?"),
+    ("> How many pets are there?\n\nThis is from the course notes. Can someone walk me through how to approach it?",
+     "How many pets are there?"),
+    ("Stack Overflow noob here, sorry if this is a dumb question.\n\n**List the names of the pets.**\n\nThanks!",
+     "List the names of the pets."),
+    ("Can anyone explain how I'd figure out which pets are the oldest?", "which pets are the oldest?"),
+    ("Is there a simple way to find out how many pets are there?", "how many pets are there?"),
+    ("Does anybody know how I would work out list the names of the pets.", "list the names of the pets."),
+    ("I've read the docs twice and still can't see it. The question is list the names of the pets. What am I "
+     "missing?", "list the names of the pets."),
+    ("[Homework] How many pets are there? - what I tried is below but it errors out.\n\n```\nSELECT ???\nFROM ???\n"
+     "```", "How many pets are there?"),
+    ("Can't figure this out for the life of me.\n\n```sql\n-- How many pets are there?\nSELECT ??? FROM ???;\n```",
+     "How many pets are there?"),
+    ("I'm trying to answer this:\n\n> List the names of the pets.\n\nWhat I tried:\n\n```sql\nSELECT ??? FROM ???"
+     "\n```", "List the names of the pets."),
+    ("How many pets are there?\n\nWhat I tried: a couple of queries but none of them return what I expect.",
+     "How many pets are there?"),
+    ("Long story short, nobody documented it.\n\nTL;DR: How many pets are there?", "How many pets are there?"),
+    ("TL;DR at the bottom.\n\nI've been learning SQL for two weeks.\n\nTL;DR: list the names of the pets.",
+     "list the names of the pets."),
+    ("hey @helpers quick one, how many pets are there?", "how many pets are there?"),
+    ("How many pets are there?\n\n(can't share the actual data, sorry)", "How many pets are there?"),
+    ("Asked 2 days ago  Modified today  Viewed 48 times\n\nHow many pets are there?\n\nsql  database  query",
+     "How many pets are there?"),
+    ("Discussion forum \u203a Unit 2 \u203a SQL basics\n\nRe: How many pets are there?", "How many pets are there?"),
+    ("Posted by u/[deleted] \u00b7 3h\n\nHow many pets are there?\n\n14 comments \u00b7 share \u00b7 save",
+     "How many pets are there?"),
+    ("Cross-posted from Stack Overflow since nobody answered there.\n\nHow many pets are there?",
+     "How many pets are there?"),
+    ("[SOLVED?] How many pets are there?", "How many pets are there?"),
 ])
 def test_a_wrapping_is_cut(asked: str, meant: str) -> None:
     assert core(asked) == meant
@@ -348,6 +385,10 @@ def test_without_a_dictionary_no_language_is_foreign() -> None:
     'Which vet said "Who is a good dog?" in the ad?',  # a quote someone said, inside the question
     "## How many pets are there?",
     "Can you list the pets born in 2020?",
+    "Find out which pets are the oldest.",  # the question's own command
+    "SELECT the names of the pets born in 2020.",
+    "List the pets in section 2 of the shelter.",
+    "What I need is the names of the pets.",
 ])
 def test_a_question_as_written_is_left_as_it_is(asked: str) -> None:
     assert core(asked) == asked

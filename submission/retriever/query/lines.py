@@ -16,7 +16,7 @@ import re
 from collections.abc import Callable
 
 from ..index.text import STOPWORDS
-from .wording import CONTINUING, GOING_ON, MESSAGING, QUOTES, REFERRING, tokens
+from .wording import CONTINUING, GOING_ON, MESSAGING, PERSONS, QUOTES, REFERRING, tokens
 
 #: A form's or a ticket's field on a line of its own ("Priority: Medium", "  question: ...", "[Ticket #48213]
 #: Priority: Medium", "**Question:** How many ...?"): its name is at most three words.
@@ -26,6 +26,8 @@ _FIELD = re.compile(r"^[ \t]*(?:\[[^\]\n]*\][ \t]*)?(?:\*\*|__)?[A-Za-z][\w#-]*(
 _PARTS = re.compile(r"[ \t]+[|/][ \t]+")
 #: A list's item mark at a line's start ("- ", "\u2022 ", "2. ", "- [ ] ").
 _ITEM = re.compile(r"^[ \t]*(?:[-*\u2022]|\d{1,2}[.)])[ \t]+(?:\[[ xX]?\][ \t]+)?")
+#: A reply's quote marks at a line's start ("> How many ...?").
+_QUOTING = re.compile(r"^[ \t]*(?:>[ \t]?)+")
 #: A comment's mark at a line's start ("# ", "// ", "-- ").
 _COMMENT = re.compile(r"^[ \t]*(?:#+|//+|--)[ \t]+")
 #: A heading in Markdown's bold on a line of its own ("**Describe the request**").
@@ -35,10 +37,21 @@ _HEADING = re.compile(r"^[ \t]*(?:\*\*|__)[^*_\n]+(?:\*\*|__)[ \t]*$")
 _CODE = re.compile(r"^[ \t]*(?:[A-Za-z_][\w.]*(?:\[[^\]\n]*\])?[ \t]*[-+*/]?=(?!=)[ \t]*\S"
                    r"|(?:def|class)[ \t]+\w+.*:[ \t]*$|(?:import|raise)[ \t]+[\w.]+(?:\(.*\))?[ \t]*$"
                    r"|[A-Za-z_][\w.]*\([^()\n]*\)[ \t]*;?[ \t]*$)")
+#: A SQL statement's line, its keywords in capitals ("SELECT ??? FROM ???", "FROM ???;", "SELECT name FROM
+#: singer"): not a question that starts with the word ("SELECT the names of ...").
+_SQL = re.compile(r"^[ \t]*(?:SELECT|FROM|WHERE|JOIN|GROUP BY|ORDER BY|HAVING|LIMIT|WITH|INSERT|UPDATE|DELETE)\b"
+                  r"(?=.*(?:\b(?:FROM|WHERE|JOIN|BY|AS|ON|AND|LIMIT)\b|\?\?|;[ \t]*$|\*))")
+#: A code block's fence ("```", "```sql").
+_FENCE = re.compile(r"^[ \t]*```")
 #: A number a document is filed under ("#88102", "T-3307", "CR-5520", "GDPR/INT/2023/442").
 _FILED = re.compile(r"#\d|\b[A-Z]{1,6}[-/][A-Z0-9/-]*\d")
 #: The line a mail client adds below a message ("Sent from my iPhone", "Get Outlook for Android").
 _CLIENT = re.compile(r"^[ \t]*(?:Sent from my|Get Outlook for)\b")
+#: A web page's line around a post: its parts set apart by dots, arrows or wide spaces ("Asked 2 days ago  Modified
+#: today  Viewed 48 times", "Discussion forum › Unit 2 › SQL basics", "14 comments · share · save"), or
+#: who posted it ("Posted by u/[deleted] · 3h").
+_PAGE_PARTS = re.compile(r"[ \t]+[\u00b7\u203a\u00bb|][ \t]+|[ \t]{2,}")
+_BYLINE = re.compile(r"(?i)^[ \t]*(?:posted|asked|answered|submitted|edited|modified|shared|written)[ \t]+(?:by|in)\b")
 #: The line an e-mail's signature starts after ("--", "__", "---").
 _SEPARATOR = re.compile(r"^[ \t]*(?:--|__+|-{3,})[ \t]*$")
 
@@ -59,11 +72,14 @@ def fields(text: str, asks: Callable[[str], bool]) -> str:
 def items(text: str, asks: Callable[[str], bool]) -> str:
     """The text without the lines that are a document's items and ask nothing (see the module's docstring):
     fields, code, comments, a signature, and the other items of a list the question is one of."""
-    blocks = _blocks(text.splitlines())
+    lines = _unfenced(text.splitlines(), asks)
+    if len(lines) < len(text.splitlines()):
+        text = "\n".join(lines)
+    blocks = _blocks(lines)
     if len(blocks) < 2:
         return text
     asking = [any(c.isalnum() for line in block for c in line) and not _CLIENT.match(block[0])
-              and asks(" ".join(_body(line) for line in block)) for block in blocks]
+              and not _SQL.match(block[0]) and asks(" ".join(_body(line) for line in block)) for block in blocks]
     if not any(asking):
         return text
     first = asking.index(True)
@@ -79,11 +95,28 @@ def items(text: str, asks: Callable[[str], bool]) -> str:
         dropped.append(i >= signature or (not a and (_item(block[0], listed or (not head and i > first))
                                                      or (i < first and len(block) == 1 and _titled(block[0])))))
     kept = [block for block, d in zip(blocks, dropped, strict=True) if not d]
-    # a field alone beside a question may be its condition ("How many ...?" and "Status: Open" on the next line)
+    # a field alone beside a question may be its condition ("How many ...?" and "Status: Open" on the next line),
+    # not one the user names as theirs ("What I tried: a couple of queries")
     lone = [_body(block[0]) for block, d in zip(blocks, dropped, strict=True) if d]
-    if len(kept) == len(blocks) or (len(lone) == 1 and _parts(lone[0]) == lone and _FIELD.match(lone[0])):
+    if len(kept) == len(blocks) or (len(lone) == 1 and _parts(lone[0]) == lone and _FIELD.match(lone[0])
+                                    and not PERSONS.intersection(_words(lone[0].split(":")[0]))):
         return text
     return "\n".join(line for block in kept for line in block)
+
+
+def _unfenced(lines: list[str], asks: Callable[[str], bool]) -> list[str]:
+    """The lines without a code block's code ("```sql\nSELECT ??? FROM ???\n```") where a line outside it, or one
+    in it, asks: the code is the user's attempt; a comment in it may be the question ("-- How many ...?"), and so
+    may a line the block only sets apart ("```\nHow many ...?\n```")."""
+    fenced, inside = [], False
+    for line in lines:
+        fence = _FENCE.match(line) is not None
+        code = _SQL.match(line) is not None or (_COMMENT.match(line) is None and not asks(_body(line)))
+        fenced.append(fence or (inside and code))
+        inside = inside != fence
+    if not any(fenced) or not any(asks(_body(line)) for line, f in zip(lines, fenced, strict=True) if not f):
+        return lines
+    return [line for line, f in zip(lines, fenced, strict=True) if not f]
 
 
 def _parts(line: str) -> list[str]:
@@ -116,9 +149,16 @@ def _item(line: str, listed: bool) -> bool:
     question is an item of a list, another item that does not go on with it."""
     body = _body(line)
     return (_fielded(body) or (_CODE.match(body) is not None and not QUOTES.intersection(body))
+            or _SQL.match(line) is not None or _BYLINE.match(line) is not None or _paged(line)
             or _COMMENT.match(line) is not None
             or _HEADING.match(line) is not None or _CLIENT.match(line) is not None
             or (listed and _ITEM.match(line) is not None and not _goes_on(body)))
+
+
+def _paged(line: str) -> bool:
+    """A web page's line of three or more short parts, none a sentence (_PAGE_PARTS)."""
+    parts = _PAGE_PARTS.split(line.strip())
+    return len(parts) >= 3 and all(0 < len(_words(part)) <= 4 and part[-1] not in ".?!" for part in parts)
 
 
 def _titled(line: str) -> bool:
@@ -134,8 +174,8 @@ def _titled(line: str) -> bool:
 
 
 def _body(line: str) -> str:
-    """A line without its item or comment mark."""
-    return _COMMENT.sub("", _ITEM.sub("", line, count=1), count=1)
+    """A line without its quote marks and its item or comment mark."""
+    return _COMMENT.sub("", _ITEM.sub("", _QUOTING.sub("", line, count=1), count=1), count=1)
 
 
 def _fielded(body: str) -> bool:

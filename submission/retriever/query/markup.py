@@ -38,6 +38,10 @@ _CHAT_MARKS = re.compile(r"(?m)^[ \t]*@\w[\w.-]*|(?<![\w:]):[a-z][a-z0-9_+-]*:(?
 #: line, the message below it ("[10:42 AM] Kowalski, Anna\n").
 _STAMP = re.compile(r"(?m)(?:^|(?<=[.?!])[ \t])[ \t]*\[[^\]\n]*\d{1,2}:\d{2}[^\]\n]*\][ \t]*"
                     r"(?::[ \t]*|[^:\n]{1,40}:[ \t]*|[A-Z][\w'.-]*(?:,?[ \t]+[A-Z][\w'.-]*){0,3}[ \t]*$)?")
+#: A chat's mention after a greeting ("hey @helpers quick one, ..."), which names whom the message is for.
+_GREETED = re.compile(r"(?i)\b(hey|hi|hello|yo|cc|ping|thanks|thx)([ \t,]+)@\w[\w.-]*(?:[ \t,]+@\w[\w.-]*)*")
+#: A forum's "TL;DR", written as the one word a message uses ("tldr").
+_TLDR = re.compile(r"(?i)\btl;[ \t]?dr\b")
 #: A notebook's prompts ("In [23]: ", "Out[23]: "), which number its cells, not the data.
 _PROMPT = re.compile(r"(?m)^[ \t]*(?:In|Out)[ \t]*\[\d*\]:[ \t]*")
 #: An e-mail's header lines ("From: Mark Ellison", "Sent: Monday"), which name its people, not the data.
@@ -61,8 +65,9 @@ _JOINERS = frozenset("\u200d\ufe0e\ufe0f")
 #: An arrow typed as marks ("this one -> How many"), or a prompt's mark before a capital ("transcript 14:02 >
 #: How many"; not "age > 30"), read as the dash it stands for.
 _ARROW = re.compile(r"(?<=\s)(?:[-=]+>|>(?=\s+[A-Z]))(?=\s)")
-#: Markdown's emphasis by underscores ("_Context: weekly review_"; not a name's "customer_id").
-_EMPHASIS = re.compile(r"(?<!\w)_([^_\n]+)_(?!\w)")
+#: Markdown's emphasis by underscores ("_Context: weekly review_"; not a name's "customer_id") or in bold
+#: ("**How many ...?**").
+_EMPHASIS = re.compile(r"(?<!\w)_([^_\n]+)_(?!\w)|\*\*([^*\n]+)\*\*")
 #: A run of emoji (marked "\0") after a word and before a space and a letter.
 _ENDING_PICTOGRAPH = re.compile(r"(?<=\w)[ \t]*\0[\0 \t]*[ \t]([^\W\d_])")
 
@@ -78,7 +83,8 @@ def unwrap(text: str, asks: Callable[[str], bool]) -> str:
     if len(_HEADER.findall(body)) + len(_SUBJECT.findall(body)) >= 2:
         body = _HEADER.sub("", body)
     body = _QUOTED.sub("", items(body, asks))
-    body = _EMPHASIS.sub(r"\1", _ARROW.sub("\u2192", _CHAT_MARKS.sub(" ", body)))
+    body = _TLDR.sub("tldr", _GREETED.sub(r"\1\2", body))
+    body = _EMPHASIS.sub(lambda m: m.group(1) or m.group(2), _ARROW.sub("\u2192", _CHAT_MARKS.sub(" ", body)))
     return _pictographs(_spoken(body))
 
 

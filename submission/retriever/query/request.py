@@ -48,6 +48,7 @@ from .wording import (
     CLOSING,
     COMMANDING,
     ENDS,
+    FINDING,
     FRAMING,
     GREETINGS,
     KNOWING,
@@ -129,7 +130,9 @@ def _lead_end(toks: list[tuple[int, int, str]]) -> int:
     follows; a content word must be left."""
     cut, framed, chat, person, owner, started = 0, False, False, False, False, False
     for i, (_, _, w) in enumerate(toks):
-        if w not in ALLOWED:
+        nxt = toks[i + 1][2] if i + 1 < len(toks) else ""
+        # "how I would work out how many", "Can anyone explain how I'd figure out which"
+        if w not in ALLOWED and not (w in FINDING and nxt == "out") and not (w == "explain" and nxt in WH_WORDS):
             break
         framed = framed or w in FRAMING
         chatting = chat or w in CHAT  # a chat word since the last mark
@@ -139,9 +142,8 @@ def _lead_end(toks: list[tuple[int, int, str]]) -> int:
         speaking = person or w in SPEAKING or w in REQUESTING
         person = speaking and w not in BOUNDARY
         after_to = w in COMMANDING and i > 0 and toks[i - 1][2] == "to"
-        nxt = toks[i + 1][2] if i + 1 < len(toks) else ""
-        # "so my question is how many": what the request is, said before the question
-        marked = framed and ((w in BOUNDARY and nxt in STARTS) or after_to or (w in ("is", "was") and nxt in WH_WORDS))
+        # "so my question is how many", "The question is list": what the request is, said before the question
+        marked = framed and ((w in BOUNDARY and nxt in STARTS) or after_to or (w in ("is", "was") and nxt in WH))
         # "hey can u tell me how many", "quick q: how many", "I was wondering how many"
         then = toks[i + 2][2] if i + 2 < len(toks) else ""
         # "My boss wants to know list the names": a person's run ends with what they want to know
@@ -154,7 +156,12 @@ def _lead_end(toks: list[tuple[int, int, str]]) -> int:
         # "can anyone tell me list the names", "I want to ask that list the names": a request for a command
         doubled = (w in ("me", "us", "that") and i > 0 and nxt in COMMANDING
                    and (toks[i - 1][2] in COMMANDING or toks[i - 1][2] in SAYING))
-        chatted = (chatting and opened) or (speaking and nxt in WH_WORDS and then != "to") or knowing or doubled
+        # "Is there a simple way to find out how many", "how I'd figure out which": finding out what the question asks
+        # (asked of someone or as a way: "Find out which business ..." is the question's own command)
+        found = (w == "out" and i > 0 and toks[i - 1][2] in FINDING and nxt in WH and then != "to"
+                 and any(t in PERSONS or t == "way" for _, _, t in toks[:i - 1]))
+        chatted = ((chatting and opened) or (speaking and nxt in WH_WORDS and then != "to") or knowing or doubled
+                   or found)
         if marked:
             cut = i + 1
         elif chatted:  # "can you tell me under what ...": the preposition is the question's
@@ -212,7 +219,9 @@ def _tail_start(toks: list[tuple[int, int, str]], start: int) -> int:
         i -= 1
     for j in range(i, len(toks)):
         w = toks[j][2]
-        if (w in BOUNDARY and w not in (")", "]", "}") and any(t in FRAMING for _, _, t in toks[j + 1:])
+        # not inside brackets, a remark's own ("(can't share the actual data, sorry)")
+        inside = sum(t in "([{" for _, _, t in toks[start:j]) > sum(t in ")]}" for _, _, t in toks[start:j])
+        if (w in BOUNDARY and w not in (")", "]", "}") and not inside and any(t in FRAMING for _, _, t in toks[j + 1:])
                 and any(is_content(t) for _, _, t in toks[start:j])):
             # A sentence keeps its own mark ("?"); a comma goes with the wrapping.
             return j + 1 if w in "?!." else j

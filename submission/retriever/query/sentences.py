@@ -38,6 +38,7 @@ from .wording import (
     SIGNING,
     SIGNING_STARTS,
     SPEAKING,
+    STATING,
     TIME_UNITS,
     WE,
     WH,
@@ -48,6 +49,7 @@ from .wording import (
     named,
     next_word,
     tokens,
+    tried,
 )
 
 
@@ -102,7 +104,7 @@ def without_requests(text: str, lexicon: frozenset[str] = frozenset()) -> str:
             aside = ((i < asked[0] or after) and not names[i] and not quoting[i]
                      and (_aside(ws, after) or (_idle(ws, after, following)
                                                 and not _continued(text, toks, spans[i][0], ws))))
-            personal = n <= 6 and bool(PERSONS.intersection(ws))
+            personal = n <= 6 and (bool(PERSONS.intersection(ws)) or _introduces(ws))
             # a label that ends the text introduces nothing ("... how many ...? Speaker 1:")
             ending = i == len(sentences) - 1 and after and ws[-1] == ":"
             # a greeting that introduces its writer ("Hiya its Bev from the shop.")
@@ -143,7 +145,10 @@ def _about(words: list[str], own: int) -> bool:
         # "Can someone grab this for the board deck?": the assistant asked to do the request
         pointed = (len(words) > 2 and words[0] in MODALS and words[1] in ADDRESSED and "this" in words[2:5]
                    and not any(w in WH_WORDS for w in words))
-        return (framed and (speaking or own <= 2)) or (own <= 1 and bool(ADDRESSED.intersection(words))) or pointed
+        # "What am I missing?", "Where did I go wrong?": the user asks about their own work
+        own_work = own <= 2 and words[0] in WH_WORDS and "i" in words[1:3]
+        return ((framed and (speaking or own <= 2)) or (own <= 1 and bool(ADDRESSED.intersection(words))) or pointed
+                or own_work)
     return framed or person or (own == 0 and sum(w[0].isalnum() for w in words) > 1)
 
 
@@ -151,7 +156,8 @@ def _appeals(words: list[str]) -> bool:
     """A question to the assistant that asks nothing of the data ("Would you mind getting back to him
     directly?", "Can you draft a reply?"): a modal and whom it is addressed to, and no word that asks or orders."""
     return (len(words) > 2 and words[0] in MODALS and words[1] in ADDRESSED and words[-1] == "?"
-            and not any(w.split("'")[0] in WH_WORDS or w in ORDERS or w in QUOTES for w in words))
+            and not any((w.split("'")[0] in WH_WORDS and words[i + 1:i + 2] != ["to"]) or w in ORDERS or w in QUOTES
+                        for i, w in enumerate(words)))
 
 
 def _unappealed(words: list[str]) -> list[str]:
@@ -171,11 +177,20 @@ def _greets(words: list[str]) -> bool:
                                       or words[1:2] in (["morning"], ["afternoon"], ["evening"]))
 
 
+def _introduces(words: list[str]) -> bool:
+    """A sentence that opens with who writes it ("Stack Overflow noob here, sorry if ...", "MOOC learner here
+    (Week 5, Lab 1)."): a few words and "here" before a mark."""
+    here = next((i for i, w in enumerate(words[:5]) if w == "here"), 0)
+    return (here > 0 and words[here + 1:here + 2] in ([","], ["."], ["("], ["!"], ["-"])
+            and words[0] not in GOING_ON and words[0] not in CONTINUING)
+
+
 def _telling(words: list[str]) -> bool:
     """Whether nothing in a sentence asks ("For each, tell me the date" does; "how to" and "meant to post"
     do not)."""
-    return not asks(words) and not any((w in ORDERS and not (w in MEANING and words[i + 1:i + 2] == ["to"]))
-                                        or (w in WH_WORDS and words[i + 1:i + 2] != ["to"])
+    return not asks(words) and not any((w in ORDERS and w not in STATING
+                                        and not (w in MEANING and words[i + 1:i + 2] == ["to"]))
+                                        or (w in WH_WORDS and words[i + 1:i + 2] != ["to"] and not tried(words, i))
                                         for i, w in enumerate(words))
 
 

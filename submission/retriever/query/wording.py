@@ -27,6 +27,7 @@ REQUESTING = frozenset(
     query queries database databases db schema schemas dataset datasets cte ctes subquery subqueries dataframe
     dataframes commentary thanks thank thx ty tia appreciated hi hello hey dear assistant regards sincerely
     cheers sorry sry apologies inst asap eod fyi fwd forwarded forwarding csv json xlsx idea ideas pointers thoughts
+    hint hints tldr
     """.split()
 ) | FOREIGN_GREETINGS | FOREIGN_THANKS
 #: Words a request around a question uses: one of them must be in a clause that is cut.
@@ -39,7 +40,7 @@ LABELS = FRAMING | frozenset(
 #: asks ("hey can u tell me how many ..."), and a trailing run of CLOSING words is cut whole ("... thx lol").
 CHAT = frozenset(
     """hey hi hello yo um umm uh uhh er erm hmm ok okay u ur pls plz thx thanks ty tia lol btw quick basically
-    curious wondering yes yeah yep yup alright sir madam bye ugh omg hiya mhm""".split()) | FOREIGN_GREETINGS
+    curious wondering yes yeah yep yup alright sir madam bye ugh omg hiya mhm guys""".split()) | FOREIGN_GREETINGS
 CLOSING = frozenset("thx thanks thank ty tia lol pls plz please kindly cheers asap bye".split())
 #: How a letter's greeting starts ("Hi Sam,", "Dear Data Team,", "Good morning all,").
 GREETINGS = frozenset("hi hello hey dear good morning greetings hiya".split()) | FOREIGN_GREETINGS
@@ -52,7 +53,7 @@ SAYING = frozenset(
     """says said asking asks asked phrased wrote writes note notes follow followup following reminder homework
     exercise assignment prompt standup todo re conversation discussion discussed scratch transcript memo ask repost
     reposting reposted bump bumping crosspost crossposting edit edited typo ps ref relay relayed relaying
-    pasted""".split())
+    pasted posted solved unsolved resolved""".split())
 #: Words of the user's situation rather than the data's: urgency, days, the channel and the occasion ("No
 #: rush.", "URGENT!!!", "Still waiting on this one.", "This is for a board deck tomorrow morning.").
 SITUATION = frozenset(
@@ -68,6 +69,10 @@ FORMAT = frozenset("short brief concise chart charts graph graphs visualization 
 MESSAGING = FRAMING | SAYING | SITUATION | FORMAT | CHAT
 #: The verbs a user tells what they said to whoever asked with ("I said I'd check.").
 NARRATING = frozenset("said told promised".split())
+#: What a user did before asking ("what I tried is below", "What I expected:").
+TRIED = frozenset("tried attempted did got expected expect wrote ran see saw".split())
+#: The verbs of finding out ("figure out", "work out", "find out"), before what the question asks.
+FINDING = frozenset("find figure work".split())
 #: Words after which a person's run is what they want to know ("My boss wants to know list the names").
 KNOWING = frozenset("know wondering asking".split())
 #: Words a request's wrapping is made of besides function, command and chat words.
@@ -77,12 +82,16 @@ WRAPPING = frozenset(
     below use using based given according looking data information info table statement statements select standard
     single join code explanation comments text t note good morning afternoon evening quick simple output result
     results plain english correct proper sure team everyone folks look check run execute let lets could would will
-    shall might i'm i'd i've we're let's here's it's that's manager boss colleague actually q syntax""".split()
+    shall might i'm i'd i've we're let's here's it's that's manager boss colleague actually q syntax whats way
+    ways easy easiest approach""".split()
 )
 #: How a question starts: a leading wrapping is cut only before one, so a clause of the question itself
 #: ("What are the records, sorted by date?") is never taken for one.
 STARTS = STOPWORDS - {"a", "an", "the", "this", "that", "these", "those"} | COMMANDS | {"name", "among"}
-COMMANDING = COMMANDS | {w + "s" for w in COMMANDS} | {"retrieve", "fetch", "retrieves", "fetches"}
+#: A command's third person, which states what something does ("My answer gets marked as incorrect.") where it
+#: is not the first word.
+STATING = frozenset({w + "s" for w in COMMANDS} | {"retrieves", "fetches"})
+COMMANDING = COMMANDS | STATING | {"retrieve", "fetch"}
 #: Marks a clause ends at: a wrapping is cut after one (leading) or before what follows one (trailing).
 BOUNDARY = frozenset(":,.!?;-()[]{}<>|/*`\u2013\u2014\u2192")
 #: Dashes a lead-in ends at, or a remark after a question's mark starts with ("quick one \u2014 how many").
@@ -92,7 +101,7 @@ ENDS = frozenset(".!?:")
 #: Words a user speaks of themselves or the assistant with: a sentence holding one that does not ask is
 #: about the request ("I'm new to SQL.", "My manager wants a number.").
 PERSONS = frozenset("""i i'm i'd i've i'll im idk me my myself we we're we've our us you you're your u ur
-    someone anyone somebody anybody""".split())
+    someone anyone somebody anybody nobody""".split())
 ALLOWED = STOPWORDS | FRAMING | WRAPPING | CHAT | CLOSING | COMMANDING | BOUNDARY | PERSONS
 #: The persons a request speaks as or to ("I was wondering how", "can you tell me how"): "Tell me how many"
 #: is how a question starts.
@@ -133,6 +142,10 @@ WH = WH_WORDS | COMMANDING
 #: Units of the time a user has ("in 20 min", "by 3 pm", "within 2 days"): a number before one names nothing of
 #: the data.
 TIME_UNITS = frozenset("min mins minute minutes hr hrs hour hours sec secs seconds am pm day days week weeks".split())
+#: The parts a course or a document is numbered by ("Week 3, Exercise 2", "Module 4 quiz, question 7", "(Week 5,
+#: Lab 1)"): a number after one, and the part's word before its number, name nothing of the data.
+PARTS = frozenset("week unit module lab lesson chapter section part exercise ex quiz question task problem assignment "
+                  "step page slide lecture hw homework".split())
 #: Abbreviations a full stop does not end a sentence after ("Mrs. Joye Homenick").
 TITLES = frozenset("mr mrs ms dr prof st jr sr mt ft no vs etc".split())
 QUOTES = frozenset("\"'\u201c\u201d")
@@ -164,8 +177,19 @@ def asks(words: list[str]) -> bool:
     # "Will double-check before it runs.": a modal that no subject follows states
     rest = [w for w in marks if w not in LEADING][:2]
     stated = len(rest) == 2 and rest[0] in MODALS and rest[1] not in STOPWORDS and rest[1] not in PERSONS
-    return (bool(marks) and marks[-1] == "?" or next_word(words) in QUESTION_STARTS and not stated or asked
+    if marks[-1:] != ["?"] and tried(marks, 0):  # "what I tried is below", "What I've tried:"
+        return False
+    # "The question is list the names ...": what the request is, and what it asks
+    said = any(w in FRAMING and words[i + 1:i + 2] in (["is"], ["was"]) and next_word(words[i + 2:]) in WH
+               for i, w in enumerate(words))
+    return (bool(marks) and marks[-1] == "?" or next_word(words) in QUESTION_STARTS and not stated or asked or said
             or any(w in CLAUSE_MARKS and next_word(words[i + 1:]) in WH for i, w in enumerate(words)))
+
+
+def tried(words: list[str], i: int) -> bool:
+    """Whether the word at `i` starts what the user did rather than a question ("what I tried", "what I expect")."""
+    return (words[i:i + 1] != [] and words[i] in WH_WORDS and words[i + 1:i + 2] in (["i"], ["we"], ["i've"], ["we've"])
+            and words[i + 2:i + 3] != [] and words[i + 2] in TRIED)
 
 
 def next_word(words: list[str]) -> str:
@@ -191,11 +215,24 @@ def named(text: str, toks: list[tuple[int, int, str]]) -> bool:
         not text[a:b].isalpha() or text[a:b].isupper() for a, b, _ in words)
     return (any(t[2] in QUOTES for t in toks)
             or any(t[2] not in ALLOWED and t[2] not in MESSAGING and t[2] not in DAYS
-                   and (text[t[0]].isupper() and len(t[2]) > 1 and not shouted
+                   and (text[t[0]].isupper() and len(t[2]) > 1 and not shouted and not _numbering(words, i)
                         or t[2].isdigit() and not text[t[0] - 1].isalnum() and text[t[0] - 1] not in "-#"
                         and not TIME_UNITS.intersection(w for _, _, w in words[i + 1:i + 3])
-                        and not _clock(text, t[0]))
+                        and not _clock(text, t[0]) and not _numbered(words, i))
                    for i, t in enumerate(words) if i > 0))
+
+
+def _numbering(words: list[tuple[int, int, str]], i: int) -> bool:
+    """Whether the word at `i` is the part of a course or a document a number follows ("Week 3", "Lab 1")."""
+    return words[i][2] in PARTS and i + 1 < len(words) and words[i + 1][2].isdigit()
+
+
+def _numbered(words: list[tuple[int, int, str]], i: int) -> bool:
+    """Whether the number at `i` numbers a part of a course or a document ("exercise 2.3", "question 7")."""
+    j = i - 1
+    while j >= 0 and words[j][2].isdigit():
+        j -= 1
+    return j >= 0 and words[j][2] in PARTS
 
 
 def _clock(text: str, start: int) -> bool:
