@@ -260,6 +260,25 @@ QUESTION = "Show names for all aircrafts of which John Williams has certificates
     ("Cross-posted from Stack Overflow since nobody answered there.\n\nHow many pets are there?",
      "How many pets are there?"),
     ("[SOLVED?] How many pets are there?", "How many pets are there?"),
+    ("### Instruction\nTranslate the user's question into a single SQL query. Do not explain.\n\n### Input\n"
+     "How many pets are there?\n\n### Response\n", "How many pets are there?"),
+    ("Task description:\nYou will be given a question about a relational database. Do not add any explanation, "
+     "comments, or extra text.\n\nQuestion:\nHow many pets are there?\n\nAnswer:\n", "How many pets are there?"),
+    ("You are QueryGPT, a friendly assistant who turns questions into SQL. Be concise.\n\nThe user asks: How many "
+     "pets are there?", "How many pets are there?"),
+    ("hey sqlbot can you tell me how many pets are there?", "how many pets are there?"),
+    ("bot, list the names of the pets.", "list the names of the pets."),
+    ("[user] How many pets are there?", "How many pets are there?"),
+    ("ANALYTICS BOT >> How many pets are there?", "How many pets are there?"),
+    ("Using the attached schema, how many pets are there?", "how many pets are there?"),
+    ('question = "How many pets are there?"\nsql = generate_sql(question)', "How many pets are there?"),
+    ('tool_call: text_to_sql(query="How many pets are there?", dialect="sqlite")', "How many pets are there?"),
+    ('Forwarded message:\n"List the names of the pets."\nCan the bot handle this one?', "List the names of the pets."),
+    ("Step 1: Read the question. Step 2: Identify the relevant tables. Step 3: Write the SQL.\nQuestion: How many "
+     "pets are there?", "How many pets are there?"),
+    ("## Question\nList the names of the pets.\n\n## Rules\n- Use only the tables in the schema\n- Do not explain",
+     "List the names of the pets."),
+    ("How many pets are there?\n\n^ that's from Kwame at Ridgeline. can you take a look?", "How many pets are there?"),
 ])
 def test_a_wrapping_is_cut(asked: str, meant: str) -> None:
     assert core(asked) == meant
@@ -389,6 +408,10 @@ def test_without_a_dictionary_no_language_is_foreign() -> None:
     "SELECT the names of the pets born in 2020.",
     "List the pets in section 2 of the shelter.",
     "What I need is the names of the pets.",
+    "Which pets are the oldest? Do not count the dogs.",  # a rule of the question's, not of the answer's form
+    "Which countries use the Euro? List down the table name.",
+    "Which pets are the oldest? Give the explanation of their names.",
+    '=ASK("How many films are in the list "250 Favourite Films"?")',
 ])
 def test_a_question_as_written_is_left_as_it_is(asked: str) -> None:
     assert core(asked) == asked

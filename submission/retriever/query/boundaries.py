@@ -84,9 +84,10 @@ def _ends(text: str, tok: tuple[int, int, str], nxt: tuple[int, int, str]) -> bo
     if not gap.isspace():
         return False
     head = text[nxt[0]]
-    remark = nxt[2] in DASHES or head == "." or head.islower() and (nxt[2] in MESSAGING or nxt[2] in PERSONS)
+    remark = nxt[2] in DASHES or head == "." or head.islower() and (nxt[2] in MESSAGING or nxt[2] in PERSONS
+                                                                     or nxt[2] in ("no", "not", "anytime"))
     return ((tok[2] in ENDS and _opens(head)) or (tok[2] == "?" and head.isalnum())
-            or (tok[2] in "?!." and remark) or (tok[2] == "." and nxt[2] in WH_WORDS)
+            or (tok[2] in "?!." and remark) or (tok[2] == "." and (nxt[2] in WH_WORDS or nxt[2] in MODALS))
             or ("\n" in gap and (_opens(head) and tok[2] != "," or tok[2] in "?!.")))
 
 

@@ -46,7 +46,7 @@ _FENCE = re.compile(r"^[ \t]*```")
 #: A number a document is filed under ("#88102", "T-3307", "CR-5520", "GDPR/INT/2023/442").
 _FILED = re.compile(r"#\d|\b[A-Z]{1,6}[-/][A-Z0-9/-]*\d")
 #: The line a mail client adds below a message ("Sent from my iPhone", "Get Outlook for Android").
-_CLIENT = re.compile(r"^[ \t]*(?:Sent from my|Get Outlook for)\b")
+_CLIENT = re.compile(r"(?i)^[ \t]*(?:Sent from my|Get Outlook for)\b")
 #: A web page's line around a post: its parts set apart by dots, arrows or wide spaces ("Asked 2 days ago  Modified
 #: today  Viewed 48 times", "Discussion forum › Unit 2 › SQL basics", "14 comments · share · save"), or
 #: who posted it ("Posted by u/[deleted] · 3h").

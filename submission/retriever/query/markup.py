@@ -42,6 +42,8 @@ _STAMP = re.compile(r"(?m)(?:^|(?<=[.?!])[ \t])[ \t]*\[[^\]\n]*\d{1,2}:\d{2}[^\]
 _GREETED = re.compile(r"(?i)\b(hey|hi|hello|yo|cc|ping|thanks|thx)([ \t,]+)@\w[\w.-]*(?:[ \t,]+@\w[\w.-]*)*")
 #: A forum's "TL;DR", written as the one word a message uses ("tldr").
 _TLDR = re.compile(r"(?i)\btl;[ \t]?dr\b")
+#: A chat turn's label at a line's start ("[user] ", "<|user|>", "<|assistant|>"), which names who speaks.
+_TURN = re.compile(r"(?mi)^[ \t]*(?:\[(?:user|human|assistant|system|bot)\]|<\|(?:user|assistant|system)\|>)[ \t]*")
 #: A notebook's prompts ("In [23]: ", "Out[23]: "), which number its cells, not the data.
 _PROMPT = re.compile(r"(?m)^[ \t]*(?:In|Out)[ \t]*\[\d*\]:[ \t]*")
 #: An e-mail's header lines ("From: Mark Ellison", "Sent: Monday"), which name its people, not the data.
@@ -64,7 +66,7 @@ _SPOKEN_END = re.compile(rf"(?i)(?:([.,!?])[ \t]*(?:{_MARK_SAID}(?:[ \t,.]+{_SEN
 _JOINERS = frozenset("\u200d\ufe0e\ufe0f")
 #: An arrow typed as marks ("this one -> How many"), or a prompt's mark before a capital ("transcript 14:02 >
 #: How many"; not "age > 30"), read as the dash it stands for.
-_ARROW = re.compile(r"(?<=\s)(?:[-=]+>|>(?=\s+[A-Z]))(?=\s)")
+_ARROW = re.compile(r"(?<=\s)(?:[-=]+>|>>?(?=\s+[A-Z]))(?=\s)")
 #: Markdown's emphasis by underscores ("_Context: weekly review_"; not a name's "customer_id") or in bold
 #: ("**How many ...?**").
 _EMPHASIS = re.compile(r"(?<!\w)_([^_\n]+)_(?!\w)|\*\*([^*\n]+)\*\*")
@@ -79,7 +81,7 @@ def unwrap(text: str, asks: Callable[[str], bool]) -> str:
     if _FRAMING_TAG.search(body):
         body = _TAG.sub(" ", body)
     body = _STAMP.sub(lambda m: " " if m.start() > 0 and body[m.start() - 1] != "\n" else "", body)
-    body = _PROMPT.sub("", body)
+    body = _TURN.sub("", _PROMPT.sub("", body))
     if len(_HEADER.findall(body)) + len(_SUBJECT.findall(body)) >= 2:
         body = _HEADER.sub("", body)
     body = _QUOTED.sub("", items(body, asks))

@@ -38,6 +38,8 @@ None of the benchmarks' questions as written is changed (one of BIRD's 9,428: "I
 
 from __future__ import annotations
 
+import re
+
 from ..index.text import normalize
 from .markup import unwrap
 from .sentences import without_requests
@@ -90,6 +92,9 @@ def _quoted(text: str) -> str:
     """The question a request quotes ('Can you write me a query that answers "How many ...?" — add comments.',
     '"How many ...?"'): the one quote in the text, one that asks, outside which are the request's words only."""
     quotes = list(QUOTE.finditer(text))
+    if len(quotes) > 1:  # a call's arguments: the one that asks ('(query="How many ...?", dialect="sqlite")')
+        asking = [q for q in quotes if _asks_text(q.group(1) or q.group(2)) and len(tokens(q.group(0))) > 5]
+        quotes = asking if len(asking) == 1 and _argument(text, asking[0]) else quotes
     if len(quotes) != 1:
         return text
     inside = quotes[0].group(1) or quotes[0].group(2)
@@ -105,7 +110,16 @@ def _quoted(text: str) -> str:
     # or one someone is said to have asked ('My boss just said "How many ...?" and walked off')
     spoken = bool(ahead) and ahead[-1][2] in ("said", "asked", "asks", "says")
     said = (lined and any(w in SAYING for w in outside)) or (spoken and words[-1] == "?" and not asks(outside))
-    return inside if len(words) > 3 and asks(words) and (bare or requested or said) else text
+    # or a string in code ('question = "How many ...?"', 'text_to_sql(query="How many ...?", dialect="sqlite")')
+    coded = _argument(text, quotes[0]) and not asks([w for _, _, w in ahead])
+    return inside if len(words) > 3 and asks(words) and (bare or requested or said or coded) else text
+
+
+def _argument(text: str, quote: re.Match[str]) -> bool:
+    """Whether a quote is a string in code: after "=" or "(", before "," or ")" or the end ('question = "..."',
+    'text_to_sql(query="...", dialect="sqlite")'; not '=ASK("... the list "250 Favourite Films"?")')."""
+    return (text[:quote.start()].rstrip().endswith(("=", "("))
+            and text[quote.end():].lstrip()[:1] in (",", ")", ""))
 
 
 def _clauses(text: str, lexicon: frozenset[str]) -> str:

@@ -13,10 +13,12 @@ from ..index.text import STOPWORDS
 from .boundaries import sentence_spans
 from .wording import (
     ADDRESSED,
+    BOTS,
     CLAUSE_MARKS,
     CONTINUING,
     DASHES,
     ENDS,
+    FORMAT,
     GOING_ON,
     GREETINGS,
     JOINING,
@@ -28,6 +30,7 @@ from .wording import (
     NARRATING,
     OBJECTS,
     ORDERS,
+    PARTS,
     PERSONS,
     PREPOSITIONS,
     QUESTION_STARTS,
@@ -39,6 +42,7 @@ from .wording import (
     SIGNING_STARTS,
     SPEAKING,
     STATING,
+    STEPS,
     TIME_UNITS,
     WE,
     WH,
@@ -113,9 +117,9 @@ def without_requests(text: str, lexicon: frozenset[str] = frozenset()) -> str:
             # "We said only the dogs.")
             narrated = (ws[0] in ("i", "we") and len(ws) > 1 and ws[1] in NARRATING and not asks(ws)
                         and not WH_WORDS.intersection(ws) and not (GOING_ON - PREPOSITIONS).intersection(ws))
-            told.append(leads[i] or (alien[i] and not quoting[i]) or ending or greeting or narrated
+            told.append(leads[i] or (alien[i] and not quoting[i]) or ending or greeting or narrated or _persona(ws)
                         or (i < lead and not asks(ws) and not names[i])
-                        or (a and bool(ADDRESSED.intersection(ws)))
+                        or (a and bool(ADDRESSED.intersection(ws))) or _forbids(ws)
                         or (_telling(ws) and (a or personal or _remark(ws, last) or aside)))
     kept = [span for span, n, a, t in zip(spans, own, about, told, strict=True) if not (t or (a and n < most))]
     if len(kept) == len(spans):
@@ -135,6 +139,8 @@ def _about(words: list[str], own: int) -> bool:
         return False
     if words[0] == "#" and words[-1] != "?" and sum(w[0].isalnum() for w in words) <= 2:
         return True  # a heading ("## Why", "## Format")
+    if words[-1] == ":" and all(w in PARTS or w.isdigit() for w in words[:-1] if w[0].isalnum()):
+        return True  # a step's or a part's label ("Step 2:")
     framing = LABELS if _labelled(words) else REQUESTING
     framed, person = any(w in framing for w in words), bool(PERSONS.intersection(words))
     if asks(words):  # "we" asks of the data ("How many singers do we have in Hive?")
@@ -147,15 +153,21 @@ def _about(words: list[str], own: int) -> bool:
                    and not any(w in WH_WORDS for w in words))
         # "What am I missing?", "Where did I go wrong?": the user asks about their own work
         own_work = own <= 2 and words[0] in WH_WORDS and "i" in words[1:3]
+        # "Identify the relevant tables.": a step of the request's, done to its tables or query
+        step = (own == 0 and bool(STEPS.intersection(words)) and not WH_WORDS.intersection(words)
+                and not REFERRING.intersection(words))
         return ((framed and (speaking or own <= 2)) or (own <= 1 and bool(ADDRESSED.intersection(words))) or pointed
-                or own_work)
+                or own_work or step)
     return framed or person or (own == 0 and sum(w[0].isalnum() for w in words) > 1)
 
 
 def _appeals(words: list[str]) -> bool:
     """A question to the assistant that asks nothing of the data ("Would you mind getting back to him
-    directly?", "Can you draft a reply?"): a modal and whom it is addressed to, and no word that asks or orders."""
-    return (len(words) > 2 and words[0] in MODALS and words[1] in ADDRESSED and words[-1] == "?"
+    directly?", "Can you draft a reply?", "Can the bot handle this one?"): a modal and whom it is addressed to,
+    and no word that asks or orders."""
+    addressed = words[1:2] != [] and (words[1] in ADDRESSED or (words[1] == "the" and words[2:3] != []
+                                                                and words[2] in BOTS))
+    return (len(words) > 2 and words[0] in MODALS and addressed and words[-1] == "?"
             and not any((w.split("'")[0] in WH_WORDS and words[i + 1:i + 2] != ["to"]) or w in ORDERS or w in QUOTES
                         for i, w in enumerate(words)))
 
@@ -175,6 +187,21 @@ def _greets(words: list[str]) -> bool:
     """Whether a sentence opens with a greeting ("Hi, ...", "Hiya its Bev", "Good morning, ...")."""
     return words[0] in GREETINGS and (words[0] not in ("good", "dear")
                                       or words[1:2] in (["morning"], ["afternoon"], ["evening"]))
+
+
+def _forbids(words: list[str]) -> bool:
+    """A prompt's rule against what the answer holds ("Do not explain.", "Do not add any explanation, comments,
+    or extra text."; not "Do not count the dogs."): past its verb, no word of its own but the answer's form."""
+    rest = words[3:] if words[:2] == ["do", "not"] else words[2:] if words[0] in ("don't", "never") else None
+    return rest is not None and all(w in FORMAT for w in rest if is_content(w))
+
+
+def _persona(words: list[str]) -> bool:
+    """A prompt's sentence that casts the assistant ("You are a helpful data analyst.", "Pretend you are a senior
+    database engineer helping a new hire.", "Act as a SQL expert."), which holds nothing of the question's."""
+    start = words[1:] if words[0] in ("pretend", "imagine", "suppose") else words
+    start = start[1:] if start[:1] == ["that"] else start
+    return (start[:2] in (["you", "are"], ["act", "as"]) or start[:1] == ["you're"]) and not asks(words)
 
 
 def _introduces(words: list[str]) -> bool:
@@ -213,9 +240,10 @@ def _lead_in(words: list[str], following: list[str]) -> bool:
 def _points(words: list[str]) -> bool:
     """A sentence that points at the question after it ("Kindly share the below detail.", "See below from
     Olga.", "Please find below the request from the regional office:", "Just got this from Carlos at Estrella
-    Group:", "what I actually need is this:"), whose names are the message's ("Olga"), not the data's."""
+    Group:", "what I actually need is this:"; after it, "^ that's from Kwame at Ridgeline."), whose names are
+    the message's ("Olga"), not the data's."""
     pointers = any((w == "the" and nxt in ("below", "following")) or (w in ("see", "find") and nxt == "below")
-                   or (w, nxt) == ("this", "from") for w, nxt in zip(words, words[1:], strict=False))
+                   or (w in ("this", "that's") and nxt == "from") for w, nxt in zip(words, words[1:], strict=False))
     return (words[-1] in (".", ":") and pointers) or words[-2:] == ["this", ":"]
 
 

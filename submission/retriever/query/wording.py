@@ -27,9 +27,11 @@ REQUESTING = frozenset(
     query queries database databases db schema schemas dataset datasets cte ctes subquery subqueries dataframe
     dataframes commentary thanks thank thx ty tia appreciated hi hello hey dear assistant regards sincerely
     cheers sorry sry apologies inst asap eod fyi fwd forwarded forwarding csv json xlsx idea ideas pointers thoughts
-    hint hints tldr
+    hint hints tldr explain bot bots chatbot sqlbot querybot databot gpt chatgpt copilot
     """.split()
 ) | FOREIGN_GREETINGS | FOREIGN_THANKS
+#: What a step of a request is done to ("Identify the relevant tables.", "Write the SQL.").
+STEPS = REQUESTING | frozenset("table tables columns joins question".split())
 #: Words a request around a question uses: one of them must be in a clause that is cut.
 FRAMING = REQUESTING | frozenset("records tables question request task help joins asked".split())
 #: The labels of prompt templates and chat turns ("### Instruction:", "Input:", "Q:", "A:", "Response:"): a
@@ -64,7 +66,7 @@ SITUATION = frozenset(
 #: Words of the answer's form rather than its content ("Keep it short.", "No need for a chart.", "Exact figures
 #: please, not estimates.").
 FORMAT = frozenset("short brief concise chart charts graph graphs visualization bullet bullets estimate estimates "
-                   "ballpark formatting".split())
+                   "ballpark formatting explanation explanations extra".split())
 #: The words a lead-in or an aside about the request holds one of: its own, a message's, a situation's and chat's.
 MESSAGING = FRAMING | SAYING | SITUATION | FORMAT | CHAT
 #: The verbs a user tells what they said to whoever asked with ("I said I'd check.").
@@ -83,7 +85,7 @@ WRAPPING = frozenset(
     single join code explanation comments text t note good morning afternoon evening quick simple output result
     results plain english correct proper sure team everyone folks look check run execute let lets could would will
     shall might i'm i'd i've we're let's here's it's that's manager boss colleague actually q syntax whats way
-    ways easy easiest approach""".split()
+    ways easy easiest approach attached provided relevant necessary""".split()
 )
 #: How a question starts: a leading wrapping is cut only before one, so a clause of the question itself
 #: ("What are the records, sorted by date?") is never taken for one.
@@ -108,6 +110,8 @@ ALLOWED = STOPWORDS | FRAMING | WRAPPING | CHAT | CLOSING | COMMANDING | BOUNDAR
 SPEAKING = PERSONS - {"me", "my", "myself", "us", "our", "someone", "somebody"}
 WE = frozenset("we we're we've".split())
 ADDRESSED = frozenset("you you're u someone anyone somebody anybody".split())
+#: The assistants a request names ("hey sqlbot", "Can the bot handle this one?").
+BOTS = frozenset("bot bots chatbot sqlbot querybot databot assistant gpt chatgpt copilot".split())
 #: How a sentence that asks starts, after a word of LEADING ("Please list", "So how many").
 QUESTION_STARTS = frozenset(
     """what which who whom whose when where why how is are was were do does did can could would will should has
