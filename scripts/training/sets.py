@@ -155,7 +155,7 @@ _MATCHING = ("index/documents.py", "index/text.py", "query/fusion.py", "index/le
              "index/wordnet.py", "index/spelling.py", "index/abbreviations.py")
 #: The modules that read the request around a question, the list each session's reading adds to.
 _REQUEST = ("query/request.py", "query/markup.py", "query/sentences.py", "query/boundaries.py", "query/wording.py",
-            "query/lines.py")
+            "query/lines.py", "query/addressing.py")
 EVIDENCE_SOURCES = (*_CHANNELS, *_MATCHING, "embedders/minilm.py", "embedders/onnx_graph.py", "runtime.py",
                     "backends/stage1.py", "index/people.py", "index/vocabulary.py", *_REQUEST)
 CODE_SOURCES = (*_CHANNELS, "query/features.py", "query/plans.py", "query/relevance.py", "query/planner.py",

@@ -10,17 +10,15 @@ it does not go on with the question (_idle): users' remarks outnumber the words 
 from __future__ import annotations
 
 from ..index.text import STOPWORDS
+from .addressing import appeals, closes, forbids, greets, introduces, persona, unappealed
 from .boundaries import sentence_spans
 from .wording import (
     ADDRESSED,
-    BOTS,
     CLAUSE_MARKS,
     CONTINUING,
     DASHES,
     ENDS,
-    FORMAT,
     GOING_ON,
-    GREETINGS,
     JOINING,
     LABELS,
     LEADING,
@@ -38,14 +36,11 @@ from .wording import (
     REFERRING,
     REQUESTING,
     SAYING,
-    SIGNING,
-    SIGNING_STARTS,
     SPEAKING,
     STATING,
     STEPS,
     TIME_UNITS,
     WE,
-    WH,
     WH_WORDS,
     asks,
     foreign,
@@ -70,9 +65,9 @@ def without_requests(text: str, lexicon: frozenset[str] = frozenset()) -> str:
     spans = sentence_spans(text, toks)
     if len(spans) < 2:
         return text
-    sentences = [_unappealed([w for _, _, w in toks[a:b]]) for a, b in spans]
+    sentences = [unappealed([w for _, _, w in toks[a:b]]) for a, b in spans]
     # A letter's close ends it: what follows is its writer's signature.
-    signed = next((i for i, ws in enumerate(sentences) if i > 0 and _signed(ws)), len(sentences))
+    signed = next((i for i, ws in enumerate(sentences) if i > 0 and closes(ws)), len(sentences))
     own = [0 if i >= signed else sum(is_content(w) for w in ws) for i, ws in enumerate(sentences)]
     about = [i >= signed or _about(ws, n) for i, (ws, n) in enumerate(zip(sentences, own, strict=True))]
     most = max((n for n, a in zip(own, about, strict=True) if not a), default=0)
@@ -108,18 +103,18 @@ def without_requests(text: str, lexicon: frozenset[str] = frozenset()) -> str:
             aside = ((i < asked[0] or after) and not names[i] and not quoting[i]
                      and (_aside(ws, after) or (_idle(ws, after, following)
                                                 and not _continued(text, toks, spans[i][0], ws))))
-            personal = n <= 6 and (bool(PERSONS.intersection(ws)) or _introduces(ws))
+            personal = n <= 6 and (bool(PERSONS.intersection(ws)) or introduces(ws))
             # a label that ends the text introduces nothing ("... how many ...? Speaker 1:")
             ending = i == len(sentences) - 1 and after and ws[-1] == ":"
             # a greeting that introduces its writer ("Hiya its Bev from the shop.")
-            greeting = i < asked[0] and _greets(ws) and _telling(ws)
+            greeting = i < asked[0] and greets(ws) and _telling(ws)
             # what the user told whoever asked ("I said I'd check.", "I told them we'd get back within 24h."; not
             # "We said only the dogs.")
             narrated = (ws[0] in ("i", "we") and len(ws) > 1 and ws[1] in NARRATING and not asks(ws)
                         and not WH_WORDS.intersection(ws) and not (GOING_ON - PREPOSITIONS).intersection(ws))
-            told.append(leads[i] or (alien[i] and not quoting[i]) or ending or greeting or narrated or _persona(ws)
+            told.append(leads[i] or (alien[i] and not quoting[i]) or ending or greeting or narrated or persona(ws)
                         or (i < lead and not asks(ws) and not names[i])
-                        or (a and bool(ADDRESSED.intersection(ws))) or _forbids(ws)
+                        or (a and bool(ADDRESSED.intersection(ws))) or forbids(ws)
                         or (_telling(ws) and (a or personal or _remark(ws, last) or aside)))
     kept = [span for span, n, a, t in zip(spans, own, about, told, strict=True) if not (t or (a and n < most))]
     if len(kept) == len(spans):
@@ -133,7 +128,7 @@ def _about(words: list[str], own: int) -> bool:
     """Whether a sentence with `own` words of its own is about the request: one that asks does so of the
     assistant ("Could you write the SQL?", "What would the query look like?"), one that does not names the
     request, its user or nothing ("Assume PostgreSQL syntax.", "I'm new to this.", "Good morning.")."""
-    if _appeals(words) and own <= 6:
+    if appeals(words) and own <= 6:
         return True
     if own > 3:
         return False
@@ -159,57 +154,6 @@ def _about(words: list[str], own: int) -> bool:
         return ((framed and (speaking or own <= 2)) or (own <= 1 and bool(ADDRESSED.intersection(words))) or pointed
                 or own_work or step)
     return framed or person or (own == 0 and sum(w[0].isalnum() for w in words) > 1)
-
-
-def _appeals(words: list[str]) -> bool:
-    """A question to the assistant that asks nothing of the data ("Would you mind getting back to him
-    directly?", "Can you draft a reply?", "Can the bot handle this one?"): a modal and whom it is addressed to,
-    and no word that asks or orders."""
-    addressed = words[1:2] != [] and (words[1] in ADDRESSED or (words[1] == "the" and words[2:3] != []
-                                                                and words[2] in BOTS))
-    return (len(words) > 2 and words[0] in MODALS and addressed and words[-1] == "?"
-            and not any((w.split("'")[0] in WH_WORDS and words[i + 1:i + 2] != ["to"]) or w in ORDERS or w in QUOTES
-                        for i, w in enumerate(words)))
-
-
-def _unappealed(words: list[str]) -> list[str]:
-    """A sentence without a closing appeal to the assistant, which asks nothing of the data ("exam tmrw and
-    this is one of the practice qs, can u help??"): a clause after the last clause mark that starts with a
-    modal and whom it is addressed to and holds no word of its own nor one that asks."""
-    mark = max((i for i, w in enumerate(words) if w in CLAUSE_MARKS), default=0)
-    rest = words[mark + 1:]
-    appeal = (words[-1] == "?" and mark > 0 and len(rest) > 1 and rest[0] in MODALS and rest[1] in ADDRESSED
-              and not any(is_content(w) or w in WH for w in rest))
-    return words[:mark] if appeal else words
-
-
-def _greets(words: list[str]) -> bool:
-    """Whether a sentence opens with a greeting ("Hi, ...", "Hiya its Bev", "Good morning, ...")."""
-    return words[0] in GREETINGS and (words[0] not in ("good", "dear")
-                                      or words[1:2] in (["morning"], ["afternoon"], ["evening"]))
-
-
-def _forbids(words: list[str]) -> bool:
-    """A prompt's rule against what the answer holds ("Do not explain.", "Do not add any explanation, comments,
-    or extra text."; not "Do not count the dogs."): past its verb, no word of its own but the answer's form."""
-    rest = words[3:] if words[:2] == ["do", "not"] else words[2:] if words[0] in ("don't", "never") else None
-    return rest is not None and all(w in FORMAT for w in rest if is_content(w))
-
-
-def _persona(words: list[str]) -> bool:
-    """A prompt's sentence that casts the assistant ("You are a helpful data analyst.", "Pretend you are a senior
-    database engineer helping a new hire.", "Act as a SQL expert."), which holds nothing of the question's."""
-    start = words[1:] if words[0] in ("pretend", "imagine", "suppose") else words
-    start = start[1:] if start[:1] == ["that"] else start
-    return (start[:2] in (["you", "are"], ["act", "as"]) or start[:1] == ["you're"]) and not asks(words)
-
-
-def _introduces(words: list[str]) -> bool:
-    """A sentence that opens with who writes it ("Stack Overflow noob here, sorry if ...", "MOOC learner here
-    (Week 5, Lab 1)."): a few words and "here" before a mark."""
-    here = next((i for i, w in enumerate(words[:5]) if w == "here"), 0)
-    return (here > 0 and words[here + 1:here + 2] in ([","], ["."], ["("], ["!"], ["-"])
-            and words[0] not in GOING_ON and words[0] not in CONTINUING)
 
 
 def _telling(words: list[str]) -> bool:
@@ -287,14 +231,6 @@ def _remark(words: list[str], before: list[str]) -> bool:
     """A sentence in brackets after one that ended ("...? (nothing fancy, raw numbers are fine)"); not a
     sentence's closing remark ("... the highest price (in USD).")."""
     return before[-1] in ENDS and words[0] == "(" and ")" in words[-2:] and words.count("(") == 1
-
-
-def _signed(words: list[str]) -> bool:
-    """A letter's close and its writer's name ("Best regards, Dana"), which holds nothing of the question's."""
-    comma = next((i for i, w in enumerate(words[:4]) if w == ","), 0)
-    return (comma > 0 and words[0] in SIGNING_STARTS
-            and any(w in SIGNING for w in words[:comma])
-            and sum(w[0].isalnum() for w in words[comma + 1:]) <= 3)
 
 
 def _labelled(words: list[str]) -> bool:
