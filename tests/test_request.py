@@ -279,6 +279,29 @@ QUESTION = "Show names for all aircrafts of which John Williams has certificates
     ("## Question\nList the names of the pets.\n\n## Rules\n- Use only the tables in the schema\n- Do not explain",
      "List the names of the pets."),
     ("How many pets are there?\n\n^ that's from Kwame at Ridgeline. can you take a look?", "How many pets are there?"),
+    ("omg ok so i've been on the bus for ages and my phone is dying but i promised i'd ask before the meeting so how "
+     "many pets are there?", "how many pets are there?"),
+    ("sorry autocorrect keeps changing my words, ignore any weird ones. anyway list the names of the pets.",
+     "list the names of the pets."),
+    ("ok ok ok i know i keep asking stuff but this one is the last one i swear,,, how many pets are there?",
+     "how many pets are there?"),
+    ("voice to text so sorry if this comes out weird okay so comma how many pets are there?",
+     "how many pets are there?"),
+    ('right at the very end someone goes "List the names of the pets." and everyone just looked at me so here i am',
+     "List the names of the pets."),
+    ("Can you tell me, list the names of the pets.", "list the names of the pets."),
+    ("Bro how many pets are there?", "how many pets are there?"),
+    ("G'day mate, how many pets are there?", "how many pets are there?"),
+    ("my manager asked me this and i have no clue lol\nwhich pets are the oldest\nplz help", "which pets are the oldest"),
+    ("Salam brother, hope all is good with you and family. I need to know list the names of the pets. Jazakallah "
+     "khair", "list the names of the pets."),
+    ("How many pets are there? If you can't find it, don't worry, I'll ask again later.", "How many pets are there?"),
+    ("How many pets are there? Leave the answer in the group chat please, I need it before my 3pm call.",
+     "How many pets are there?"),
+    ("hmm ok i think my last message got cut off. what i meant to ask was which pets are the oldest",
+     "which pets are the oldest"),
+    ("Discussion forum \u203a Unit 2 \u203a SQL basics\n\nRe: Please name the oldest pets.\n\nSame question here, did "
+     "anyone figure it out?", "Please name the oldest pets."),
 ])
 def test_a_wrapping_is_cut(asked: str, meant: str) -> None:
     assert core(asked) == meant
@@ -412,6 +435,11 @@ def test_without_a_dictionary_no_language_is_foreign() -> None:
     "Which countries use the Euro? List down the table name.",
     "Which pets are the oldest? Give the explanation of their names.",
     '=ASK("How many films are in the list "250 Favourite Films"?")',
+    "Among the adult films, how many of them are rented for fewer than 4 days?",
+    "For the films I like, how many are rented?",  # a comma ends no story that holds no message's word
+    "Which pets are the oldest? List them.",
+    "Which pets are the oldest? How much is it?",
+    "Which pets are the oldest? State the name of their owners.",
 ])
 def test_a_question_as_written_is_left_as_it_is(asked: str) -> None:
     assert core(asked) == asked

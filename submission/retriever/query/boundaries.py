@@ -88,7 +88,21 @@ def _ends(text: str, tok: tuple[int, int, str], nxt: tuple[int, int, str]) -> bo
                                                                      or nxt[2] in ("no", "not", "anytime"))
     return ((tok[2] in ENDS and _opens(head)) or (tok[2] == "?" and head.isalnum())
             or (tok[2] in "?!." and remark) or (tok[2] == "." and (nxt[2] in WH_WORDS or nxt[2] in MODALS))
-            or ("\n" in gap and (_opens(head) and tok[2] != "," or tok[2] in "?!.")))
+            or ("\n" in gap and (_opens(head) and tok[2] != "," or tok[2] in "?!." or remark
+                                 or _asked_below(text, tok, nxt))))
+
+
+#: The words a line that goes on on the next ends with ("the names of\nwhich", "... and\nhow").
+_GOING = PREPOSITIONS | frozenset("the a an and or to than that is are was were be been not as".split())
+
+
+def _asked_below(text: str, tok: tuple[int, int, str], nxt: tuple[int, int, str]) -> bool:
+    """A chat's line with no mark before a line that starts to ask in lower case ("my manager asked me this and
+    i have no clue lol\nwhich employee ..."), where the line is no clause the question goes on from ("Among the
+    pets\nwhich are dogs", "the names of\nwhich")."""
+    line = text[text.rfind("\n", 0, tok[0]) + 1:tok[1]].split()
+    return (nxt[2] in WH_WORDS and tok[2][0].isalnum() and tok[2] not in _GOING and bool(line)
+            and line[0].lower() not in PREPOSITIONS and line[0].lower() not in QUESTION_STARTS)
 
 
 def _introduces(text: str, toks: list[tuple[int, int, str]], i: int) -> bool:

@@ -43,6 +43,8 @@ _SQL = re.compile(r"^[ \t]*(?:SELECT|FROM|WHERE|JOIN|GROUP BY|ORDER BY|HAVING|LI
                   r"(?=.*(?:\b(?:FROM|WHERE|JOIN|BY|AS|ON|AND|LIMIT)\b|\?\?|;[ \t]*$|\*))")
 #: A code block's fence ("```", "```sql").
 _FENCE = re.compile(r"^[ \t]*```")
+#: A reply's and a forward's marks ("Re: ...", "Fwd: ..."), which carry a message rather than name a field.
+_REPLYING = frozenset("re fw fwd".split())
 #: A number a document is filed under ("#88102", "T-3307", "CR-5520", "GDPR/INT/2023/442").
 _FILED = re.compile(r"#\d|\b[A-Z]{1,6}[-/][A-Z0-9/-]*\d")
 #: The line a mail client adds below a message ("Sent from my iPhone", "Get Outlook for Android").
@@ -180,9 +182,11 @@ def _body(line: str) -> str:
 
 def _fielded(body: str) -> bool:
     """A field ("Status: Open") or fields set apart by bars or slashes ("Team: Ops / Due: 15-Aug"), not one a
-    preposition or a going-on's word names, a condition of the question's ("From: 2014", "Only: active")."""
+    preposition or a going-on's word names, a condition of the question's ("From: 2014", "Only: active"), nor a
+    reply's or a forward's mark before what it carries ("Re: Please name three ...")."""
     parts = _PARTS.split(body)
-    return any(m is not None and (_words(m.group(0)) or [""])[0] not in GOING_ON for m in map(_FIELD.match, parts))
+    return any(m is not None and (_words(m.group(0)) or [""])[0] not in GOING_ON | _REPLYING
+               for m in map(_FIELD.match, parts))
 
 
 def _goes_on(body: str) -> bool:

@@ -18,6 +18,7 @@ from collections.abc import Callable
 
 from ..index.text import STOPWORDS
 from .lines import fields, items
+from .wording import WH_WORDS
 
 #: An HTML tag ("<p>", "</div>", '<div class="msg">', "<br/>"): a letter follows "<" at once, so a
 #: comparison ("age < 30", "<30") is not one.
@@ -44,6 +45,8 @@ _GREETED = re.compile(r"(?i)\b(hey|hi|hello|yo|cc|ping|thanks|thx)([ \t,]+)@\w[\
 _TLDR = re.compile(r"(?i)\btl;[ \t]?dr\b")
 #: A chat turn's label at a line's start ("[user] ", "<|user|>", "<|assistant|>"), which names who speaks.
 _TURN = re.compile(r"(?mi)^[ \t]*(?:\[(?:user|human|assistant|system|bot)\]|<\|(?:user|assistant|system)\|>)[ \t]*")
+#: Commas typed over and over ("i swear,,, how many", "Hello,,,").
+_COMMAS = re.compile(r",{2,}")
 #: A notebook's prompts ("In [23]: ", "Out[23]: "), which number its cells, not the data.
 _PROMPT = re.compile(r"(?m)^[ \t]*(?:In|Out)[ \t]*\[\d*\]:[ \t]*")
 #: An e-mail's header lines ("From: Mark Ellison", "Sent: Monday"), which name its people, not the data.
@@ -54,9 +57,10 @@ _SUBJECT = re.compile(r"(?mi)^[ \t]*(?:>[ \t]?)*subject:")
 #: question mark anywhere; any other at the end, after a mark or before the word that sends the message (not
 #: "films of the period").
 _SPOKEN_QUESTION = re.compile(r"(?i)[ \t]*(?:[.!?][ \t]*)?\bquestion mark\b")
-#: ... a comma between two words, the first no function word ("so yeah comma how many"; not "use a comma as",
-#: "separated by comma or tab"), and quotes ("open quote ... close quote").
-_SPOKEN_COMMA = re.compile(r"(?i)\b(\w+)[ \t]+comma[ \t]+(?=\w)")
+#: ... a comma between two words, the first no function word or the second a question word ("so yeah comma how
+#: many", "okay so comma how many"; not "use a comma as", "separated by comma or tab"), and quotes ("open quote
+#: ... close quote").
+_SPOKEN_COMMA = re.compile(r"(?i)\b(\w+)[ \t]+comma[ \t]+(?=(\w+))")
 _SPOKEN_QUOTES = re.compile(r"(?i)[ \t]*\b(?:open quote|close quote|end quote|unquote)\b[ \t,]*")
 _MARK_SAID = r"(?:period|full stop|exclamation (?:mark|point)|comma|dot)"
 _SENT = r"(?:send|end|over|new line|enter)"
@@ -85,7 +89,7 @@ def unwrap(text: str, asks: Callable[[str], bool]) -> str:
     if len(_HEADER.findall(body)) + len(_SUBJECT.findall(body)) >= 2:
         body = _HEADER.sub("", body)
     body = _QUOTED.sub("", items(body, asks))
-    body = _TLDR.sub("tldr", _GREETED.sub(r"\1\2", body))
+    body = _COMMAS.sub(",", _TLDR.sub("tldr", _GREETED.sub(r"\1\2", body)))
     body = _EMPHASIS.sub(lambda m: m.group(1) or m.group(2), _ARROW.sub("\u2192", _CHAT_MARKS.sub(" ", body)))
     return _pictographs(_spoken(body))
 
@@ -94,7 +98,8 @@ def _spoken(body: str) -> str:
     """The text with its spoken punctuation written as marks (_SPOKEN_QUESTION, _SPOKEN_COMMA, _SPOKEN_QUOTES,
     _SPOKEN_END)."""
     said = _SPOKEN_QUESTION.sub("?", body)
-    said = _SPOKEN_COMMA.sub(lambda m: m.group(0) if m.group(1).lower() in STOPWORDS else m.group(1) + ", ", said)
+    said = _SPOKEN_COMMA.sub(lambda m: m.group(0) if m.group(1).lower() in STOPWORDS and m.group(2).lower() not in
+                             WH_WORDS else m.group(1) + ", ", said)
     said = _SPOKEN_QUOTES.sub(" ", said)
     end = _SPOKEN_END.search(said)
     return said if end is None or not said[:end.start()].strip() else said[:end.start()] + (end.group(1) or ".")

@@ -45,14 +45,18 @@ from .markup import unwrap
 from .sentences import without_requests
 from .wording import (
     ALLOWED,
+    APOLOGIES,
     BOUNDARY,
     CHAT,
     CLOSING,
     COMMANDING,
+    DASHES,
     ENDS,
     FINDING,
+    FIRST_PERSON,
     FRAMING,
     GREETINGS,
+    JOINS,
     KNOWING,
     MESSAGING,
     MODALS,
@@ -60,6 +64,7 @@ from .wording import (
     PREPOSITIONS,
     QUESTION_STARTS,
     QUOTE,
+    QUOTES,
     REQUESTING,
     SAYING,
     SPEAKING,
@@ -71,10 +76,13 @@ from .wording import (
     is_content,
     named,
     tokens,
+    tried,
 )
 
-#: How far into a request a run saying who wants to know may go (_relayed).
+#: How far into a request a run saying who wants to know may go (_relayed), and the user's story before what
+#: they ask (_rambled).
 _RELAYING = 24
+_RAMBLING = 48
 
 
 def core(question: str, lexicon: frozenset[str] = frozenset()) -> str:
@@ -108,8 +116,9 @@ def _quoted(text: str) -> str:
     before, after = text[:quotes[0].start()].rstrip(" \t"), text[quotes[0].end():].strip(" \t")
     lined = before.endswith("\n") and after[:1] in ("", "\n")
     # or one someone is said to have asked ('My boss just said "How many ...?" and walked off')
-    spoken = bool(ahead) and ahead[-1][2] in ("said", "asked", "asks", "says")
-    said = (lined and any(w in SAYING for w in outside)) or (spoken and words[-1] == "?" and not asks(outside))
+    spoken = bool(ahead) and ahead[-1][2] in ("said", "asked", "asks", "says", "goes", "went", "texted", "wrote")
+    said = (lined and any(w in SAYING for w in outside)) or (spoken and (words[-1] == "?" or words[0] in COMMANDING)
+                                                               and not asks(outside))
     # or a string in code ('question = "How many ...?"', 'text_to_sql(query="How many ...?", dialect="sqlite")')
     coded = _argument(text, quotes[0]) and not asks([w for _, _, w in ahead])
     return inside if len(words) > 3 and asks(words) and (bare or requested or said or coded) else text
@@ -124,7 +133,7 @@ def _argument(text: str, quote: re.Match[str]) -> bool:
 
 def _clauses(text: str, lexicon: frozenset[str]) -> str:
     toks = tokens(text)
-    start = max(_lead_end(toks), _opening(text, toks, lexicon), _relayed(toks))
+    start = max(_lead_end(toks), _opening(text, toks, lexicon), _relayed(toks), _rambled(toks))
     end = _tail_start(toks, start)
     if start == 0 and end == len(toks):
         return text
@@ -142,7 +151,9 @@ def _lead_end(toks: list[tuple[int, int, str]]) -> int:
     """How many leading tokens are a wrapping: the last cut point of the run of allowed tokens, where the run
     so far holds a framing word and a clause mark ends it, or a word only chat uses and a word that asks
     follows; a content word must be left."""
-    cut, framed, chat, person, owner, started = 0, False, False, False, False, False
+    cut, chat, person, owner, started = 0, False, False, False, False
+    # "what i meant to ask was how many": what the user did or meant, before what it was
+    framed = tried([w for _, _, w in toks], 0)
     for i, (_, _, w) in enumerate(toks):
         nxt = toks[i + 1][2] if i + 1 < len(toks) else ""
         # "how I would work out how many", "Can anyone explain how I'd figure out which"
@@ -167,9 +178,11 @@ def _lead_end(toks: list[tuple[int, int, str]]) -> int:
         # and not one that asks the assistant ("hey can u pls tel me what ...")
         started = (started and w not in CHAT) or w in QUESTION_STARTS
         opened = nxt in WH or (nxt in QUESTION_STARTS and nxt not in MODALS and not started)
-        # "can anyone tell me list the names", "I want to ask that list the names": a request for a command
-        doubled = (w in ("me", "us", "that") and i > 0 and nxt in COMMANDING
-                   and (toks[i - 1][2] in COMMANDING or toks[i - 1][2] in SAYING))
+        # "can anyone tell me list the names", "I want to ask that list the names", "Can you tell me, list the
+        # names": a request for a command
+        j = i - 1 if w == "," else i
+        doubled = (nxt in COMMANDING and j > 0 and toks[j][2] in ("me", "us", "that")
+                   and (toks[j - 1][2] in COMMANDING or toks[j - 1][2] in SAYING))
         # "Is there a simple way to find out how many", "how I'd figure out which": finding out what the question asks
         # (asked of someone or as a way: "Find out which business ..." is the question's own command)
         found = (w == "out" and i > 0 and toks[i - 1][2] in FINDING and nxt in WH and then != "to"
@@ -196,6 +209,34 @@ def _relayed(toks: list[tuple[int, int, str]]) -> int:
                 and words[nxt + 1:nxt + 2] != ["to"] and not asks(words[:i + 1])):
             return nxt if any(is_content(w) for w in words[nxt:]) else 0
     return 0
+
+
+def _rambled(toks: list[tuple[int, int, str]]) -> int:
+    """How many leading tokens are the user's own story before what they ask, ended by a word that only joins
+    ("omg ok so i've been on the bus ... but i promised i'd ask before the meeting so how many", "um I was
+    wondering like which", "this one is the last one i swear, how many"): a run that speaks of its user in a
+    message's words and asks nothing, then "so", "anyway", "like", "basically" or a comma before the first word
+    that asks (not "For the singers I like, how many": no message's word)."""
+    words = [w for _, _, w in toks]
+    first = next((i for i, w in enumerate(words[:_RAMBLING]) if w in WH or w == "?"), 0)
+    if first < 2:
+        return 0
+    run = words[:first - 1]
+    # the story is in the clause the join ends ("Hi, I need help: In the complaints of 2012, how many" is not), but
+    # for a join that starts a sentence of its own ("... ignore any weird ones. anyway how many")
+    mark = max((i for i, w in enumerate(run) if w in ENDS or w in DASHES), default=-1)
+    clause = run if mark == len(run) - 1 and words[first - 1] in ("anyway", "anyways") else run[mark + 1:]
+    if (words[first] == "?" or words[first - 1] not in JOINS or words[first + 1:first + 2] == ["to"]
+            or not (FIRST_PERSON.intersection(clause) or APOLOGIES.intersection(clause))
+            or not MESSAGING.intersection(run) or asks(clause)):
+        return 0
+    # a comma ends a story only where nothing in it may be the question's condition ("... the last one i swear,
+    # how many"; not "Per my manager's request, from year 1991 to 2000, calculate", "among the adult films, how")
+    conditioned = any(w in PREPOSITIONS or w in ("among", "between", "about", "to") or w in QUOTES or w.isdigit()
+                      for w in clause)
+    if words[first - 1] == "," and words[first - 2] not in JOINS and conditioned:
+        return 0
+    return first if any(is_content(w) for w in words[first:]) else 0
 
 
 def _opening(text: str, toks: list[tuple[int, int, str]], lexicon: frozenset[str]) -> int:

@@ -17,6 +17,7 @@ from .wording import (
     CLAUSE_MARKS,
     CONTINUING,
     DASHES,
+    DETERMINERS,
     ENDS,
     GOING_ON,
     JOINING,
@@ -40,7 +41,9 @@ from .wording import (
     STATING,
     STEPS,
     TIME_UNITS,
+    UNORDERED,
     WE,
+    WH,
     WH_WORDS,
     asks,
     foreign,
@@ -147,7 +150,9 @@ def _about(words: list[str], own: int) -> bool:
         pointed = (len(words) > 2 and words[0] in MODALS and words[1] in ADDRESSED and "this" in words[2:5]
                    and not any(w in WH_WORDS for w in words))
         # "What am I missing?", "Where did I go wrong?": the user asks about their own work
-        own_work = own <= 2 and words[0] in WH_WORDS and "i" in words[1:3]
+        # (not where it goes on to what it asks: "what i meant to ask was how many singers ...?")
+        own_work = (own <= 2 and words[0] in WH_WORDS and "i" in words[1:3]
+                    and not any(w in WH for w in words[3:]))
         # "Identify the relevant tables.": a step of the request's, done to its tables or query
         step = (own == 0 and bool(STEPS.intersection(words)) and not WH_WORDS.intersection(words)
                 and not REFERRING.intersection(words))
@@ -157,12 +162,21 @@ def _about(words: list[str], own: int) -> bool:
 
 
 def _telling(words: list[str]) -> bool:
-    """Whether nothing in a sentence asks ("For each, tell me the date" does; "how to" and "meant to post"
-    do not)."""
-    return not asks(words) and not any((w in ORDERS and w not in STATING
-                                        and not (w in MEANING and words[i + 1:i + 2] == ["to"]))
+    """Whether nothing in a sentence asks ("For each, tell me the date" does; "how to", "meant to post", "in the
+    group chat" and "If you can't find it" do not)."""
+    return not asks(words) and not any(_orders(words, i)
                                         or (w in WH_WORDS and words[i + 1:i + 2] != ["to"] and not tried(words, i))
                                         for i, w in enumerate(words))
+
+
+def _orders(words: list[str], i: int) -> bool:
+    """Whether the word at `i` orders something done to the data: a command's word, not its third person ("it
+    gets"), not after a subject, a modal or a negation ("you can't find"; but "I mean"), nor a determiner but
+    "the name"."""
+    w, before = words[i], words[i - 1] if i else ""
+    return (w in ORDERS and w not in STATING and (before not in UNORDERED or w in MEANING)
+            and (before not in DETERMINERS or w == "name")
+            and not (w in MEANING and words[i + 1:i + 2] == ["to"]))
 
 
 def _lead_in(words: list[str], following: list[str]) -> bool:

@@ -42,7 +42,8 @@ LABELS = FRAMING | frozenset(
 #: asks ("hey can u tell me how many ..."), and a trailing run of CLOSING words is cut whole ("... thx lol").
 CHAT = frozenset(
     """hey hi hello yo um umm uh uhh er erm hmm ok okay u ur pls plz thx thanks ty tia lol btw quick basically
-    curious wondering yes yeah yep yup alright sir madam bye ugh omg hiya mhm guys""".split()) | FOREIGN_GREETINGS
+    curious wondering yes yeah yep yup alright sir madam bye ugh omg hiya mhm guys anyway anyways g'day mate bro bruh
+    dude""".split()) | FOREIGN_GREETINGS
 CLOSING = frozenset("thx thanks thank ty tia lol pls plz please kindly cheers asap bye".split())
 #: How a letter's greeting starts ("Hi Sam,", "Dear Data Team,", "Good morning all,").
 GREETINGS = frozenset("hi hello hey dear good morning greetings hiya".split()) | FOREIGN_GREETINGS
@@ -71,8 +72,19 @@ FORMAT = frozenset("short brief concise chart charts graph graphs visualization 
 MESSAGING = FRAMING | SAYING | SITUATION | FORMAT | CHAT
 #: The verbs a user tells what they said to whoever asked with ("I said I'd check.").
 NARRATING = frozenset("said told promised".split())
+#: The words that only join the user's story to what they ask ("... before the meeting so how many").
+JOINS = frozenset("so anyway anyways like basically ,".split())
+#: The words after which a command's word orders nothing: a subject, a modal or a negation ("If you can't find
+#: it", "I'll list"), or a noun's determiner ("the group chat"; but "the name of ..." may still be asked for).
+UNORDERED = frozenset("""i you we they he she it i'll we'll you'll can can't cannot could couldn't would wouldn't will
+    won't should don't doesn't didn't""".split())
+DETERMINERS = frozenset("the a an my your our their his her its this that these those".split())
+#: How a user says sorry ("voice to text so sorry if this comes out weird").
+APOLOGIES = frozenset("sorry sry apologies".split())
+#: The words a user speaks of themselves with.
+FIRST_PERSON = frozenset("i i'm i've i'd i'll im me my myself".split())
 #: What a user did before asking ("what I tried is below", "What I expected:").
-TRIED = frozenset("tried attempted did got expected expect wrote ran see saw".split())
+TRIED = frozenset("tried attempted did got expected expect wrote ran see saw meant".split())
 #: The verbs of finding out ("figure out", "work out", "find out"), before what the question asks.
 FINDING = frozenset("find figure work".split())
 #: Words after which a person's run is what they want to know ("My boss wants to know list the names").
@@ -85,7 +97,7 @@ WRAPPING = frozenset(
     single join code explanation comments text t note good morning afternoon evening quick simple output result
     results plain english correct proper sure team everyone folks look check run execute let lets could would will
     shall might i'm i'd i've we're let's here's it's that's manager boss colleague actually q syntax whats way
-    ways easy easiest approach attached provided relevant necessary""".split()
+    ways easy easiest approach attached provided relevant necessary meant""".split()
 )
 #: How a question starts: a leading wrapping is cut only before one, so a clause of the question itself
 #: ("What are the records, sorted by date?") is never taken for one.
@@ -181,8 +193,16 @@ def asks(words: list[str]) -> bool:
     # "Will double-check before it runs.": a modal that no subject follows states
     rest = [w for w in marks if w not in LEADING][:2]
     stated = len(rest) == 2 and rest[0] in MODALS and rest[1] not in STOPWORDS and rest[1] not in PERSONS
-    if marks[-1:] != ["?"] and tried(marks, 0):  # "what I tried is below", "What I've tried:"
+    # "what I tried is below", "What I've tried:" (not "what i meant to ask was which ...")
+    if marks[-1:] != ["?"] and tried(marks, 0) and not any(a in ("is", "was") and b in WH
+                                                            for a, b in zip(marks[3:], marks[4:], strict=False)):
         return False
+    # "I need to know list the names ...": what the user wants to know (not "Let me know what you find.", "I don't
+    # want to know how ...")
+    knowing = any(w in KNOWING and words[i - 1:i] == ["to"] and FIRST_PERSON.intersection(words[:i])
+                  and next_word(words[i + 1:]) in WH and words[i + 2:i + 3] != ["to"] for i, w in enumerate(words))
+    if knowing and not any(w in ("not", "never") or w.endswith("n't") for w in words):
+        return True
     # "The question is list the names ...": what the request is, and what it asks
     said = any(w in FRAMING and words[i + 1:i + 2] in (["is"], ["was"]) and next_word(words[i + 2:]) in WH
                for i, w in enumerate(words))
