@@ -292,7 +292,8 @@ QUESTION = "Show names for all aircrafts of which John Williams has certificates
     ("Can you tell me, list the names of the pets.", "list the names of the pets."),
     ("Bro how many pets are there?", "how many pets are there?"),
     ("G'day mate, how many pets are there?", "how many pets are there?"),
-    ("my manager asked me this and i have no clue lol\nwhich pets are the oldest\nplz help", "which pets are the oldest"),
+    ("my manager asked me this and i have no clue lol\nwhich pets are the oldest\nplz help",
+     "which pets are the oldest"),
     ("Salam brother, hope all is good with you and family. I need to know list the names of the pets. Jazakallah "
      "khair", "list the names of the pets."),
     ("How many pets are there? If you can't find it, don't worry, I'll ask again later.", "How many pets are there?"),
