@@ -153,6 +153,8 @@ wrapped: $(INDEX)/manifest.json
 	  $(PYTHON) -m retriever eval --quiet --index-dir $(INDEX) --queries build/wrapped-$$w.jsonl \
 	    --labels $(LABELS) || exit 1; \
 	done
+	@$(PYTHON) scripts/wrap_check.py --index-dir $(INDEX) --queries $(QUERIES) \
+	  --wrappings $(foreach w,$(WRAPPINGS),scripts/wrappings/$(w).json)
 
 # Robustness to the schema's writing: the catalog abbreviated and undocumented (`cust_nm`, scripts/abbreviate.py),
 # indexed, and the same questions scored on it against the catalog as written ($(INDEX)).
