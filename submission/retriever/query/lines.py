@@ -74,8 +74,9 @@ def fields(text: str, asks: Callable[[str], bool]) -> str:
 def items(text: str, asks: Callable[[str], bool]) -> str:
     """The text without the lines that are a document's items and ask nothing (see the module's docstring):
     fields, code, comments, a signature, and the other items of a list the question is one of."""
-    lines = _unfenced(text.splitlines(), asks)
-    if len(lines) < len(text.splitlines()):
+    written = text.splitlines()
+    lines = _unfenced(written, asks)
+    if len(lines) < len(written):
         text = "\n".join(lines)
     blocks = _blocks(lines)
     if len(blocks) < 2:
@@ -113,8 +114,9 @@ def _unfenced(lines: list[str], asks: Callable[[str], bool]) -> list[str]:
     fenced, inside = [], False
     for line in lines:
         fence = _FENCE.match(line) is not None
-        code = _SQL.match(line) is not None or (_COMMENT.match(line) is None and not asks(_body(line)))
-        fenced.append(fence or (inside and code))
+        # read only inside a block: most texts have none, and asking of every line would be work for nothing
+        fenced.append(fence or (inside and (_SQL.match(line) is not None
+                                            or (_COMMENT.match(line) is None and not asks(_body(line))))))
         inside = inside != fence
     if not any(fenced) or not any(asks(_body(line)) for line, f in zip(lines, fenced, strict=True) if not f):
         return lines

@@ -75,6 +75,7 @@ from .wording import (
     foreign,
     is_content,
     named,
+    negated,
     tokens,
     tried,
 )
@@ -202,7 +203,7 @@ def _relayed(toks: list[tuple[int, int, str]]) -> int:
     which"): a run in one sentence that asks nothing, up to a word of knowing or asking, and a word that asks."""
     words = [w for _, _, w in toks]
     for i, w in enumerate(words[:_RELAYING]):
-        if w in "?!." or w in WH_WORDS or w in ("not", "never") or w.endswith("n't"):
+        if w in "?!." or w in WH_WORDS or negated([w]):
             return 0  # "I don't really know how the data is structured."
         nxt = i + 2 if words[i + 1:i + 2] in (["us"], ["me"]) else i + 1
         if ((w in KNOWING or w == "asked") and words[nxt:nxt + 1] and words[nxt] in WH

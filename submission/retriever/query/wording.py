@@ -201,7 +201,7 @@ def asks(words: list[str]) -> bool:
     # want to know how ...")
     knowing = any(w in KNOWING and words[i - 1:i] == ["to"] and FIRST_PERSON.intersection(words[:i])
                   and next_word(words[i + 1:]) in WH and words[i + 2:i + 3] != ["to"] for i, w in enumerate(words))
-    if knowing and not any(w in ("not", "never") or w.endswith("n't") for w in words):
+    if knowing and not negated(words):
         return True
     # "The question is list the names ...": what the request is, and what it asks
     said = any(w in FRAMING and words[i + 1:i + 2] in (["is"], ["was"]) and next_word(words[i + 2:]) in WH
@@ -214,6 +214,11 @@ def tried(words: list[str], i: int) -> bool:
     """Whether the word at `i` starts what the user did rather than a question ("what I tried", "what I expect")."""
     return (words[i:i + 1] != [] and words[i] in WH_WORDS and words[i + 1:i + 2] in (["i"], ["we"], ["i've"], ["we've"])
             and words[i + 2:i + 3] != [] and words[i + 2] in TRIED)
+
+
+def negated(words: list[str]) -> bool:
+    """Whether a run says no ("I don't really know how ...", "never")."""
+    return any(w in ("not", "never") or w.endswith("n't") for w in words)
 
 
 def next_word(words: list[str]) -> str:
