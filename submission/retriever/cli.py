@@ -19,6 +19,7 @@ from .errors import ConfigError, RetrieverError
 from .index.build import build_index
 from .index.catalog import load_catalog
 from .index.partial import coverage_lines
+from .index.thesaurus import read_usage
 from .query.planner import Options, switches
 from .runtime import build_budgets, build_embedders
 
@@ -100,8 +101,9 @@ def _build(args: argparse.Namespace, settings: Settings) -> int:
     if catalog.warnings:
         print(f"build: {len(catalog.warnings)} catalog warning(s) in all", file=sys.stderr)
     dense, multi = build_embedders(settings)
+    usage = read_usage(settings.usage_words) if settings.usage_words is not None else None
     manifest = build_index(catalog, args.index_dir, dense, multi, budgets=build_budgets(settings),
-                           engine=engine_writer(settings))
+                           engine=engine_writer(settings), usage=usage)
     print(f"build: done in {time.monotonic() - t0:.1f}s -> {args.index_dir} "
           f"(channels: {', '.join(manifest['channels'])})", file=sys.stderr)
     for line in coverage_lines(manifest):

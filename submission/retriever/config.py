@@ -37,6 +37,8 @@ def _default_cache_dir() -> Path:
 
 
 DEFAULT_CACHE_DIR = _default_cache_dir()
+#: The users' words for schema words, learned from hand-rewritten training questions (scripts/usage_words.py).
+DEFAULT_USAGE_WORDS = Path(__file__).resolve().parent / "index" / "usage_words.json"
 
 
 @dataclass(frozen=True)
@@ -75,6 +77,8 @@ class Settings:
     milvus_token: str | None = None
     #: Engine time one question may use (all its engine calls); past it, the rest is computed locally.
     engine_budget_s: float = 5.0
+    #: The usage words a build relates to the catalog's schema words (RETRIEVER_USAGE_WORDS: a file, or "off").
+    usage_words: Path | None = DEFAULT_USAGE_WORDS
 
     def __repr__(self) -> str:  # the key must never reach a log line
         key = "set" if self.jina_api_key else "unset"
@@ -106,6 +110,7 @@ class Settings:
             milvus_uri=env.get("RETRIEVER_MILVUS_URI", "").strip() or None,
             milvus_token=env.get("RETRIEVER_MILVUS_TOKEN", "").strip() or None,
             engine_budget_s=_float(env, "RETRIEVER_ENGINE_BUDGET_S", s.engine_budget_s),
+            usage_words=_usage_words(env.get("RETRIEVER_USAGE_WORDS", "").strip(), s.usage_words),
         )
         s.validate()
         return s
@@ -130,6 +135,12 @@ class Settings:
             raise ConfigError(f"RETRIEVER_ENCODER={self.encoder!r} is not one of {', '.join(ENCODERS)}")
         if self.rrf_k <= 0:
             raise ConfigError(f"RETRIEVER_RRF_K={self.rrf_k} must be positive")
+
+
+def _usage_words(raw: str, default: Path | None) -> Path | None:
+    if not raw:
+        return default
+    return None if raw.lower() in ("0", "off", "none", "no") else Path(raw)
 
 
 def _int(env: Mapping[str, str], name: str, default: int) -> int:

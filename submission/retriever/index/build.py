@@ -8,7 +8,7 @@ import secrets
 import shutil
 import sys
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -50,6 +50,7 @@ def build_index(
     log: Callable[[str], None] = lambda m: print(m, file=sys.stderr, flush=True),
     budgets: Budgets = UNBOUNDED,
     engine: Callable[[Path, Documents, list[str], Callable[[str], None]], dict[str, Any]] | None = None,
+    usage: Mapping[str, Sequence[str]] | None = None,
 ) -> dict[str, Any]:
     """Write the whole index to a sibling temp dir, then swap it into place.
 
@@ -57,7 +58,7 @@ def build_index(
     with a `dense_<name>_done.npy` row mask; one cut in its tables or groups is left out (see
     partial.WHOLE_PARTS). The manifest's `coverage` says per channel how much was embedded and why.
     `engine` (backends/) copies stage 1 into a search engine once the local files exist; its record goes
-    into the manifest's `backend`, which search follows.
+    into the manifest's `backend`, which search follows. `usage`: the usage words (thesaurus.read_usage).
     """
     t0 = time.monotonic()
     index_dir = Path(index_dir)
@@ -70,7 +71,7 @@ def build_index(
         quality: dict[str, float] = {}
         vocabulary = catalog_vocabulary(catalog) if dense else []
         words: dict[str, int] = {}
-        covs, lexical = with_channels(partial(_write_lexical_side, tmp, catalog, docs, log, t0), tmp, docs,
+        covs, lexical = with_channels(partial(_write_lexical_side, tmp, catalog, docs, log, t0, usage or {}), tmp, docs,
                                       dense or {}, multi or {}, budgets, log, quality, vocabulary, words)
         channels = [c.manifest for c in registry.LEXICAL if c.manifest is not None]
         if any(words.values()):  # the rows of no channel's word vectors: no list to look them up in
@@ -135,9 +136,9 @@ def schema_details(catalog: Catalog) -> list[list[Any]]:
 
 
 def _write_lexical_side(tmp: Path, catalog: Catalog, docs: Documents, log: Callable[[str], None],
-                        t0: float) -> dict[str, Any]:
-    """Every file but the embedding channels': BM25 indexes, value phrases, WordNet's maps, spelling, people.
-    Returns the manifest's records of the resources they came from."""
+                        t0: float, usage: Mapping[str, Sequence[str]]) -> dict[str, Any]:
+    """Every file but the embedding channels': BM25 indexes, value phrases, WordNet's and the usage words' maps,
+    spelling, people. Returns the manifest's records of the resources they came from."""
     _write_json(tmp / "catalog.json", to_compact(catalog))
     _write_json(tmp / "name_stems.json", name_stems(catalog))
     _write_lexical(tmp, docs)
@@ -146,7 +147,8 @@ def _write_lexical_side(tmp: Path, catalog: Catalog, docs: Documents, log: Calla
     np.save(tmp / "named_tables.npy", named_tables(catalog))
     wn_root = wordnet.wordnet_dir()
     nouns = wordnet.WordNet(wn_root) if wn_root is not None else None  # read once: 0.4 s
-    related, instances, derived = thesaurus.build_maps(catalog, nouns)
+    held = {t for toks in docs.table_tokens for t in toks}
+    related, instances, derived = thesaurus.build_maps(catalog, nouns, usage, held)
     people = People.from_dir(names_dir(), wordnet.lexicon(wn_root) if wn_root is not None else ())
     _write_json(tmp / PEOPLE_FILE, people.as_json())
     np.save(tmp / PERSON_TABLES_FILE, person_tables(catalog, nouns))
@@ -163,6 +165,7 @@ def _write_lexical_side(tmp: Path, catalog: Catalog, docs: Documents, log: Calla
     log(f"build: lexical indexes written ({time.monotonic() - t0:.1f}s)")
     return {
         "related_words": {"source": "WordNet 3.0" if wn_root is not None else None, "keys": len(related),
+                          "usage_words": len(usage),
                           "instance_keys": len(instances), "derived_keys": len(derived),
                           "spelling_targets": len(spelling.targets), "spelling_real_words": len(spelling.words)},
         "people": {"source": "US census 1990 (names==0.3.0)" if people.first else None,

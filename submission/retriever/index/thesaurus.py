@@ -11,8 +11,11 @@ go into the index, so search only looks up the question's stem n-grams and never
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Iterator, Mapping, Sequence
+from pathlib import Path
 
+from ..errors import ConfigError
 from .catalog import Catalog
 from .text import STOPWORDS, stem, tokenize, words
 from .wordnet import WordNet
@@ -110,12 +113,41 @@ def derived_words(names: Iterable[list[str]], wordnet: WordNet) -> dict[str, lis
 Maps = tuple[dict[str, list[str]], dict[str, list[str]], dict[str, list[str]]]
 
 
-def build_maps(catalog: Catalog, wordnet: WordNet | None) -> Maps:
-    """The index's related-word, instance and derived-word maps; empty without WordNet."""
-    if wordnet is None:
-        return {}, {}, {}
-    names = schema_words(catalog)
-    return related_words(names, wordnet), instance_words(names, wordnet), derived_words(names, wordnet)
+def build_maps(catalog: Catalog, wordnet: WordNet | None, usage: Mapping[str, Sequence[str]] | None = None,
+               held: set[str] | None = None) -> Maps:
+    """The index's related-word, instance and derived-word maps (empty without WordNet); the usage words
+    (`read_usage`) whose schema stems the catalog's documents hold (`held`) join the related words."""
+    related: dict[str, list[str]] = {}
+    instances: dict[str, list[str]] = {}
+    derived: dict[str, list[str]] = {}
+    if wordnet is not None:
+        names = schema_words(catalog)
+        related, instances, derived = (related_words(names, wordnet), instance_words(names, wordnet),
+                                       derived_words(names, wordnet))
+    return with_usage(related, usage or {}, held or set()), instances, derived
+
+
+def with_usage(related: Mapping[str, Sequence[str]], usage: Mapping[str, Sequence[str]], held: set[str]
+               ) -> dict[str, list[str]]:
+    """The related words plus each usage word's schema stems that `held` holds, keys and stems sorted."""
+    out = {k: set(v) for k, v in related.items()}
+    for key, targets in usage.items():
+        kept = {t for t in targets if t in held and t != key}
+        if kept:
+            out.setdefault(key, set()).update(kept)
+    return {k: sorted(v) for k, v in sorted(out.items())}
+
+
+def read_usage(path: Path) -> dict[str, list[str]]:
+    """The pairs of a usage-words file (scripts/usage_words.py): user stem -> schema stems."""
+    try:
+        pairs = json.loads(path.read_text(encoding="utf-8"))["pairs"]
+    except (OSError, ValueError, KeyError, TypeError) as e:
+        raise ConfigError(f"usage words {path}: cannot read its pairs ({e})") from e
+    if not isinstance(pairs, dict) or not all(isinstance(k, str) and isinstance(v, list)
+                                              and all(isinstance(t, str) for t in v) for k, v in pairs.items()):
+        raise ConfigError(f"usage words {path}: 'pairs' must map a word to a list of words")
+    return {k: list(v) for k, v in pairs.items()}
 
 
 def lookup(stems: Sequence[str], related: Mapping[str, Sequence[str]],
