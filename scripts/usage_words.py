@@ -20,10 +20,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from training.usage import MIN_DATABASES, MIN_DICE, Rewrite, learn, rewrite, schema_vocabulary  # noqa: E402
 
-
-def _jsonl(path: str) -> list[dict[str, object]]:
-    with open(path, encoding="utf-8") as f:
-        return [json.loads(line) for line in f if line.strip()]
+from retriever.answer.evaluation import read_jsonl  # noqa: E402
+from retriever.index.catalog import load_catalog  # noqa: E402
 
 
 def rewrites(spec: str) -> list[Rewrite]:
@@ -31,12 +29,11 @@ def rewrites(spec: str) -> list[Rewrite]:
     if len(parts) != 4:
         raise SystemExit(f"usage_words: --set {spec!r} is not CATALOG,QUERIES,REWRITTEN,LABELS")
     catalog, queries, rewritten, labels = parts
-    with open(catalog, encoding="utf-8") as f:
-        vocabulary = schema_vocabulary(json.load(f))
-    original = {str(q["query_id"]): str(q["question"]) for q in _jsonl(queries)}
-    database = {str(lab["query_id"]): str(lab["db_id"]) for lab in _jsonl(labels)}
+    vocabulary = schema_vocabulary(load_catalog(Path(catalog)))
+    original = {str(q["query_id"]): str(q["question"]) for q in read_jsonl(Path(queries))}
+    database = {str(lab["query_id"]): str(lab["db_id"]) for lab in read_jsonl(Path(labels))}
     out = []
-    for q in _jsonl(rewritten):
+    for q in read_jsonl(Path(rewritten)):
         qid = str(q["query_id"])
         if qid not in original or qid not in database:
             raise SystemExit(f"usage_words: {rewritten}: query_id {qid!r} is not in {queries} and {labels}")

@@ -11,9 +11,10 @@ plain English, not any database's, which is why a pair must be seen in several d
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from dataclasses import dataclass
 
+from retriever.index.catalog import Catalog
 from retriever.index.text import schema_tokens, tokenize
 
 #: A pair is kept when seen in at least this many databases and when its Dice coefficient (twice the
@@ -31,14 +32,14 @@ class Rewrite:
     brought: frozenset[str]
 
 
-def schema_vocabulary(catalog: Mapping[str, object]) -> dict[str, set[str]]:
-    """Per database, the stems of its table and column names and descriptions (a catalog.json as loaded)."""
+def schema_vocabulary(catalog: Catalog) -> dict[str, set[str]]:
+    """Per database, the stems of its table and column names and descriptions."""
     out: dict[str, set[str]] = defaultdict(set)
-    for t in catalog["tables"]:  # type: ignore[attr-defined]
-        held = out[t["group"]]
-        held.update(schema_tokens(t["name"]), tokenize(t.get("description") or ""))
-        for c in t["columns"]:
-            held.update(schema_tokens(c["name"]), tokenize(c.get("description") or ""))
+    for t in catalog.tables:
+        held = out[t.group]
+        held.update(schema_tokens(t.name), tokenize(t.description))
+        for c in t.columns:
+            held.update(schema_tokens(c.name), tokenize(c.description))
     return dict(out)
 
 
