@@ -2,11 +2,24 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import replace
+from pathlib import Path
 
-from three_tables import three_tables
+from three_tables import three_tables, three_tables_json
 
-from retriever.index.documents import build_documents, column_text, group_order, named_tables, table_text
+from retriever.index.build import build_index
+from retriever.index.catalog import Catalog, Column, Table, parse_catalog
+from retriever.index.documents import (
+    TEMPORAL_TABLES_FILE,
+    build_documents,
+    column_text,
+    group_order,
+    named_tables,
+    table_text,
+    temporal_tables,
+)
+from retriever.index.store import load_index
 
 
 def test_table_documents_weigh_the_name_twice_then_the_columns() -> None:
@@ -69,3 +82,27 @@ def test_a_table_named_by_a_command_word_keeps_it_and_prefixes_of_one_letter_go(
     docs = build_documents(cat)
     assert docs.table_tokens == [["list", "list", "list", "id", "name", "show", "time"]]
     assert docs.column_tokens[1] == ["list", "name", "name"]
+
+
+def test_tables_with_a_column_saying_when_are_found_by_its_type_words_and_endings() -> None:
+    def table(name: str, *columns: Column) -> Table:
+        return Table(f"db.{name}", "db", name, name, columns)
+    catalog = Catalog((table("orders", Column("id"), Column("OrderDate")), table("people", Column("birthdate")),
+                       table("cars", Column("Year"), Column("weight")), table("teams", Column("name")),
+                       table("races", Column("lap_time")), table("film", Column("last_update")),
+                       table("votes", Column("candidate")), table("logs", Column("seen", "TIMESTAMP")),
+                       table("stock", Column("amount", "number"))), ())
+    assert temporal_tables(catalog).tolist() == [True, True, True, False, True, True, False, True, False]
+
+
+def test_the_build_keeps_which_tables_say_when_and_an_index_built_before_it_reads_none(tmp_path: Path) -> None:
+    data = three_tables_json()
+    data["tables"][1]["columns"].append({"name": "placed", "type": "datetime", "description": ""})
+    build_index(parse_catalog(data), tmp_path / "index", dense={}, log=lambda _m: None)
+    assert load_index(tmp_path / "index").temporal.tolist() == [False, True, False]
+    # An index built before the file existed: its manifest does not list it.
+    (tmp_path / "index" / TEMPORAL_TABLES_FILE).unlink()
+    manifest = json.loads((tmp_path / "index" / "manifest.json").read_text(encoding="utf-8"))
+    del manifest["files"][TEMPORAL_TABLES_FILE]
+    (tmp_path / "index" / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
+    assert load_index(tmp_path / "index").temporal.tolist() == [False, False, False]

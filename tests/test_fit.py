@@ -16,7 +16,8 @@ from retriever.api import Retriever
 from retriever.config import Settings
 from retriever.index.store import load_index
 from retriever.query.channels import Evidence
-from retriever.query.features import CONFIDENCE_FEATURES, ROUTE_FEATURES, group_features
+from retriever.query.confidence import CONFIDENCE_FEATURES
+from retriever.query.features import ROUTE_FEATURES, group_features
 from retriever.query.planner import Options, Planner, default_models
 
 sys.path.insert(0, str(ROOT / "scripts"))
@@ -145,7 +146,7 @@ def test_the_calibration_is_fitted_on_the_sets_named_and_reported_for_all() -> N
         for n in range(200):
             x = np.asarray([1.0, rng.normal()] + [0.0] * (len(CONFIDENCE_FEATURES) - 2))
             outcomes.append(folds.Outcome(set_name, f"{set_name}{n}", 1, bool(rng.random() < hit_rate), True, 0.5,
-                                        "", "catalog", f"db{n % 10}", x))
+                                        "", "catalog", f"db{n % 10}", f"db{n % 10}", x))
     probs, lines = calibration.calibration(outcomes, 5, frozenset({"written"}))
     copies = [p for p, o in zip(probs, outcomes, strict=True) if o.set_name == "copies"]
     assert np.mean(copies) > 0.8

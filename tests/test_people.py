@@ -15,7 +15,7 @@ from retriever.index.catalog import parse_catalog
 from retriever.index.people import People, is_person, names_dir, person_tables
 from retriever.index.store import Index
 from retriever.query.lookups import person_terms
-from retriever.query.relevance import TABLE_FEATURES, TableShape, table_features
+from retriever.query.relevance import TABLE_FEATURES, table_features
 
 PEOPLE = People(frozenset({"jayne", "peter", "roma", "moon"}), frozenset({"collins", "smith", "books"}))
 
@@ -86,8 +86,7 @@ def test_tables_of_people_by_their_columns_or_their_kind(tmp_path: Path) -> None
 
 def test_the_table_feature_fires_for_tables_of_people_when_the_question_names_one() -> None:
     base = _shape()
-    shape = TableShape(base.degree, base.log_columns, base.named, base.neighbours,
-                       np.asarray([0.0, 0.0, 1.0, 0.0], dtype=np.float32))
+    shape = replace(base, persons=np.asarray([0.0, 0.0, 1.0, 0.0], dtype=np.float32))
     col = TABLE_FEATURES.index("t_person")
     named = replace(_evidence(), person=np.asarray([True, False]))
     assert table_features(named, [0, 1, 2, 3], shape)[:, col].tolist() == [0.0, 0.0, 1.0, 0.0]

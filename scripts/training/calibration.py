@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from retriever.query.features import CONFIDENCE_FEATURES
+from retriever.query.confidence import CONFIDENCE_FEATURES
 from retriever.query.model import SoftmaxModel, fit_softmax
 
 from .folds import OFF_CATALOG, Outcome, deal

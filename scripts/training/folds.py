@@ -56,6 +56,8 @@ class Outcome:
     kind: str
     source: str
     db: str
+    #: The answer's likeliest database (where a wrong-database miss went).
+    picked: str
     #: CONFIDENCE_FEATURES of the answer (the calibration's input).
     x: np.ndarray
 
@@ -75,7 +77,7 @@ def judge(ts: TrainingSet, planner: Planner, q: Question, opts: Options) -> Outc
                                                       else "missing join")
     top_name, top = next(iter(a.group_probs.items()), ("", 0.0))
     top_group = planner.index.groups.index(top_name) if top_name else None
-    return Outcome(ts.name, q.query_id, size, hit, routed, a.selection.expected, kind, ts.source, q.db,
+    return Outcome(ts.name, q.query_id, size, hit, routed, a.selection.expected, kind, ts.source, q.db, top_name,
                    planner.confidence_inputs(q.ev, a.selection.expected, top_group, top))
 
 

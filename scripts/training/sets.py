@@ -158,8 +158,9 @@ _REQUEST = ("query/request.py", "query/markup.py", "query/sentences.py", "query/
             "query/lines.py", "query/addressing.py")
 EVIDENCE_SOURCES = (*_CHANNELS, *_MATCHING, "embedders/minilm.py", "embedders/onnx_graph.py", "runtime.py",
                     "backends/stage1.py", "index/people.py", "index/vocabulary.py", *_REQUEST)
-CODE_SOURCES = (*_CHANNELS, "query/features.py", "query/plans.py", "query/relevance.py", "query/planner.py",
-                "query/model.py", "query/adapter.py", *_MATCHING, "index/links.py", "index/people.py", *_REQUEST)
+CODE_SOURCES = (*_CHANNELS, "query/features.py", "query/confidence.py", "query/plans.py", "query/relevance.py",
+                "query/planner.py", "query/model.py", "query/adapter.py", *_MATCHING, "index/links.py",
+                "index/people.py", *_REQUEST)
 
 
 def evidence_digest() -> str:

@@ -20,7 +20,7 @@ from .. import __version__
 from ..embedders.interface import Embedder, MultiVectorEmbedder
 from . import registry, thesaurus, wordnet
 from .catalog import Catalog, to_compact
-from .documents import Documents, build_documents, group_order, named_tables
+from .documents import TEMPORAL_TABLES_FILE, Documents, build_documents, group_order, named_tables, temporal_tables
 from .embedding import with_channels
 from .lexical import LexicalIndex
 from .partial import Budgets
@@ -145,6 +145,7 @@ def _write_lexical_side(tmp: Path, catalog: Catalog, docs: Documents, log: Calla
     np.save(tmp / "column_table.npy", np.asarray(docs.column_table, dtype=np.int32))
     _write_json(tmp / "value_phrases.json", docs.value_phrases)
     np.save(tmp / "named_tables.npy", named_tables(catalog))
+    np.save(tmp / TEMPORAL_TABLES_FILE, temporal_tables(catalog))
     wn_root = wordnet.wordnet_dir()
     nouns = wordnet.WordNet(wn_root) if wn_root is not None else None  # read once: 0.4 s
     held = {t for toks in docs.table_tokens for t in toks}

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -106,6 +107,27 @@ def named_tables(catalog: Catalog) -> np.ndarray:
     """Per table: it has a name or title column, where a value the question quotes or capitalises would live."""
     return np.asarray([any(s in NAME_STEMS for c in t.columns for s in tokenize(c.name)) for t in catalog.tables],
                       dtype=np.bool_)
+
+
+#: Where the build keeps `temporal_tables`.
+TEMPORAL_TABLES_FILE = "temporal_tables.npy"
+#: What says a column holds when something happened: its type ("date", "datetime", "timestamp", Spider's
+#: "time"), a word of its name ("Year", "ship_date"), or how a run-together name ends ("birthdate",
+#: "last_update"), less the words that only end like a date.
+TEMPORAL_TYPE = re.compile(r"date|time|year")
+TEMPORAL_STEMS = frozenset({"year", "yr", "date", "time", "day", "month", "timestamp", "datetim"})
+TEMPORAL_END = re.compile(r"(date|year)s?$")
+NOT_DATES = ("candidate", "mandate", "validate", "consolidate", "accommodate")
+
+
+def temporal_tables(catalog: Catalog) -> np.ndarray:
+    """Per table: a column says when something happened, where a year or month the question gives is read."""
+    def when(c: Column) -> bool:
+        low = c.name.lower()
+        ends = bool(TEMPORAL_END.search(low)) and not low.rstrip("s").endswith(NOT_DATES)
+        return (bool(TEMPORAL_TYPE.search(c.type.lower())) or ends
+                or any(s in TEMPORAL_STEMS for s in tokenize(c.name)))
+    return np.asarray([any(when(c) for c in t.columns) for t in catalog.tables], dtype=np.bool_)
 
 
 def group_order(catalog: Catalog) -> list[str]:

@@ -15,7 +15,7 @@ import numpy as np
 from ..errors import BadIndexError
 from . import registry
 from .catalog import Catalog, from_compact
-from .documents import group_order
+from .documents import TEMPORAL_TABLES_FILE, group_order
 from .lexical import LexicalIndex
 from .links import Links, relationship_links
 from .people import PEOPLE_FILE, PERSON_TABLES_FILE, People
@@ -73,6 +73,8 @@ class Index:
     #: channel name -> vectors of the vocabulary's first words, embedded alone (a prefix: a build whose
     #: budget ran out embedded fewer); a question's other content words are embedded when it is asked.
     dense_words: dict[str, np.ndarray] = field(default_factory=dict)
+    #: Tables with a column saying when (documents.temporal_tables).
+    temporal: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.bool_))
 
     @property
     def channels(self) -> list[str]:
@@ -201,6 +203,8 @@ def _load_index(index_dir: Path) -> Index:
                   if people_path.is_file() else People())
         persons = (np.load(index_dir / PERSON_TABLES_FILE, allow_pickle=False)
                    if (index_dir / PERSON_TABLES_FILE).is_file() else np.zeros(len(catalog.tables), dtype=np.bool_))
+        temporal = (np.load(index_dir / TEMPORAL_TABLES_FILE, allow_pickle=False)  # none before it was built
+                    if (index_dir / TEMPORAL_TABLES_FILE).is_file() else np.zeros(len(catalog.tables), dtype=np.bool_))
         vocab_path = index_dir / VOCABULARY_FILE  # an index built before it, or without dense channels, has none
         vocabulary = ({w: i for i, w in enumerate(json.loads(vocab_path.read_text(encoding="utf-8")))}
                       if vocab_path.is_file() else {})
@@ -229,11 +233,11 @@ def _load_index(index_dir: Path) -> Index:
     if len(column_table) != counts["columns"] or len(groups) != counts["groups"]:
         raise BadIndexError(f"index in {str(index_dir)!r} disagrees with its manifest counts; rebuild it")
     if (len(table_stems) != len(catalog.tables) or len(group_stems) != len(groups) or len(named) != len(table_stems)
-            or len(persons) != len(table_stems)):
+            or len(persons) != len(table_stems) or len(temporal) != len(table_stems)):
         raise BadIndexError(f"index in {str(index_dir)!r} has name stems that do not match its catalog; rebuild it")
     return Index(catalog, manifest, lexical, column_table, table_group, groups, value_phrases,
                  relationship_links(catalog), table_stems, group_stems, dense, multi, named, dense_done, related,
-                 instances, derived, spelling, people, persons, vocabulary, dense_words)
+                 instances, derived, spelling, people, persons, vocabulary, dense_words, temporal)
 
 
 def _split_done(ch: str, done: np.ndarray, counts: Mapping[str, int],

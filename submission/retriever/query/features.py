@@ -8,7 +8,7 @@ from itertools import chain
 
 import numpy as np
 
-from ..index import registry
+from ..index.text import stem
 from .channels import Evidence, standardise
 from .plans import Plan
 
@@ -23,7 +23,7 @@ PLAN_FEATURES = (
     "size1", "size2", "size3", "size4", "size5", "unjoined", "n_joins", "cov_all", "cov_schema",
     "name_sum", "name_out", "rel_sum", "rel_min", "rel_out", "n_bridge", "phrase_in", "phrase_out", "dense_min",
     "dense_out", "dcol_min", "dcol_out", "entity_home", "cov_related", "tab_sum", "tab_min",
-    "tab_out", "cov_instance", "words_in", "implied", "lookup_in",
+    "tab_out", "cov_instance", "words_in", "implied", "lookup_in", "dated_in",
 )
 
 #: What reranks the groups whose plans compete (query/planner.py): the group model's log-probability, and how
@@ -48,16 +48,15 @@ def route_features(group_probs: np.ndarray, plan_logits: Sequence[np.ndarray]) -
                      np.log(np.asarray([float(lg.size) for lg in plan_logits]))], axis=1).astype(np.float64)
 
 
-#: What the confidence calibration reads: the model's own expected coverage and top group probability (as
-#: logits), how much of the question the catalog matches at all, the best raw dense similarity, and how wide
-#: the top database is (log of its columns, alone and times the expected coverage's logit): the same margins
-#: are worth less where a plan has hundreds of columns to get wrong than in a database of twenty. Then what
-#: tells a user's wording from the schema's at the same margins: the share of the question that is schema
-#: words anywhere and in the top database, the share found only through related words, and how many terms
-#: it has (a paraphrase is longer and matches less directly: calibrated on the questions as written alone,
-#: these cut the paraphrased copies' over-confidence by a fifth; docs/generalization.md).
-CONFIDENCE_FEATURES = ("bias", "expected", "group_top", "matched", "cov_best", "dense_best", "width",
-                       "width_expected", "schema_share", "top_schema", "related_only", "log_terms")
+#: The month names a date is written with, as stems ("May" and "March" are also common words: left out).
+MONTHS = frozenset(stem(m) for m in ("january", "february", "april", "june", "july", "august", "september",
+                                     "october", "november", "december"))
+
+
+def dated(terms: Sequence[str]) -> bool:
+    """The question gives a year or a month ("in 1980", "November 2012"): something happened then, and a
+    column saying when is read (BIRD train: such questions' plans hold one 95% of the time, others' 62%)."""
+    return any((len(t) == 4 and t.isdigit() and 1800 <= int(t) <= 2099) or t in MONTHS for t in terms)
 
 
 @dataclass(frozen=True)
@@ -194,10 +193,12 @@ def group_features(ev: Evidence, gi: GroupIndex) -> np.ndarray:
 
 
 def plan_features(ev: Evidence, plans: Sequence[Plan], group_members: Sequence[int], named: np.ndarray,
-                  relevance: np.ndarray, lookups: np.ndarray | None = None) -> np.ndarray:
+                  relevance: np.ndarray, lookups: np.ndarray | None = None, temporal: np.ndarray | None = None
+                  ) -> np.ndarray:
     """(plans, PLAN_FEATURES) matrix for plans of one group whose tables are `group_members`; `named` marks
     the tables with a name or title column (where a quoted or capitalised value of the question would live);
-    `relevance` is the table score of the sorted members, as log-odds below the group's best table."""
+    `relevance` is the table score of the sorted members, as log-odds below the group's best table; `temporal`
+    marks the tables with a column saying when (relevance.temporal_tables)."""
     members = np.asarray(sorted(group_members), dtype=np.int64)
     sizes = np.fromiter((len(p.tables) for p in plans), dtype=np.int64, count=len(plans))
     flat = np.fromiter(chain.from_iterable(p.tables for p in plans), dtype=np.int64, count=int(sizes.sum()))
@@ -244,6 +245,10 @@ def plan_features(ev: Evidence, plans: Sequence[Plan], group_members: Sequence[i
         held = (hit_all | ev.related()[:, members] | ev.instances()[:, members]).any(axis=1)
         unnamed = lookups[members] & ~hit_all.any(axis=0)
         lookup_in = (mask & unnamed[None, :]).any(axis=1) * float(w64[~held].sum())
+    # A year or month the question gives is read from a column saying when: does the plan hold one?
+    dated_in = np.zeros(len(plans))
+    if temporal is not None and dated(ev.terms):
+        dated_in = (mask & temporal[members][None, :]).any(axis=1).astype(np.float64)
     feats = [
         size == 1, size == 2, size == 3, size == 4, size >= 5,
         np.fromiter((not p.connected for p in plans), dtype=np.float32, count=len(plans)),
@@ -253,7 +258,7 @@ def plan_features(ev: Evidence, plans: Sequence[Plan], group_members: Sequence[i
         phrase_out, dm_min, dm_out, dc_min, dc_out, home, cov_rel, (mask * relevance).sum(axis=1), tab_min,
         tab_out, cov_inst, words_in,
         np.fromiter((p.implied for p in plans), dtype=np.float32, count=len(plans)),
-        lookup_in,
+        lookup_in, dated_in,
     ]
     return np.stack([np.asarray(f, dtype=np.float32) for f in feats], axis=1)
 
@@ -267,33 +272,3 @@ def _masked_min(x: np.ndarray, mask: np.ndarray) -> np.ndarray:
     """(scores, plans): the worst of each row of x over each plan's masked tables; 0 if none."""
     m = np.where(mask[None, :, :], x[:, None, :], np.inf).min(axis=2, initial=np.inf)
     return np.where(np.isfinite(m), m, 0.0)
-
-
-def _logit(p: float) -> float:
-    q = min(max(p, 1e-4), 1 - 1e-4)
-    return float(np.log(q / (1 - q)))
-
-
-def confidence_features(ev: Evidence, expected: float, group_top: float, top_columns: int,
-                        top_tables: Sequence[int]) -> np.ndarray:
-    """CONFIDENCE_FEATURES of one answer; `top_columns` counts the top database's columns, `top_tables` are its
-    tables. A question with no evidence (nonsense words) matches no term and has a weak best similarity,
-    whatever the softmax makes of it."""
-    w = ev.term_weights()
-    if not w.size or not ev.schema_hit.size:
-        w = np.zeros(0, dtype=np.float32)
-    schema = ev.schema_hit.astype(np.float32)
-    hit_all = (ev.schema_hit | ev.value_hit).astype(np.float32)
-    matched = float(weigh(w, hit_all.max(axis=1))) if w.size else 0.0
-    cov_best = float(weigh(w, hit_all).max()) if w.size else 0.0
-    name = dense_channel(ev)
-    dense = float(ev.scores[registry.dense(name).evidence_keys[0]].max()) if name is not None and ev.fused.size else 0.0
-    width = float(np.log1p(top_columns))
-    top = list(top_tables)
-    schema_share = float(weigh(w, schema.max(axis=1))) if w.size else 0.0
-    top_schema = float(weigh(w, schema[:, top].max(axis=1))) if w.size and top else 0.0
-    only_related = (ev.related().any(axis=1) & ~hit_all.any(axis=1)).astype(np.float32)
-    related_only = float(weigh(w, only_related)) if w.size else 0.0
-    return np.asarray([1.0, _logit(expected), _logit(group_top), matched, cov_best, dense, width,
-                       width * _logit(expected), schema_share, top_schema, related_only,
-                       float(np.log1p(ev.idf.size))], dtype=np.float64)

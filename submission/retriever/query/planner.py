@@ -18,13 +18,12 @@ from ..index.text import stem, words
 from .adapter import Adapter, adapt
 from .adapter import load as load_adapter
 from .channels import Channels, Evidence, Layout
+from .confidence import CONFIDENCE_FEATURES, confidence_features
 from .features import (
-    CONFIDENCE_FEATURES,
     GROUP_FEATURES,
     PLAN_FEATURES,
     ROUTE_FEATURES,
     GroupIndex,
-    confidence_features,
     group_features,
     plan_features,
     route_features,
@@ -122,7 +121,8 @@ class Planner:
         self.walk = merged(index.links, implied_links(index.catalog, index.links))
         persons = index.persons if index.persons.size == len(index.catalog.tables) else None
         n_columns = np.diff(self.layout.col_start)
-        self.shape = TableShape.from_links(self.walk, n_columns, index.named, persons)
+        temporal = index.temporal if index.temporal.size == len(index.catalog.tables) else None
+        self.shape = TableShape.from_links(self.walk, n_columns, index.named, persons, temporal)
         #: Small tables others refer to, which hold a value the question gives more often than they are named.
         self.lookups = (n_columns <= 3) & (self.shape.degree > 0)
         pos = index.catalog.positions()
@@ -196,7 +196,8 @@ class Planner:
         """Group g's candidate plans and their features: the one place serving and training get them."""
         relevance = self.relevance(ev, g, opts)
         plans = self.candidates(ev, g, relevance)
-        return plans, plan_features(ev, plans, self.members[g], self.index.named, relevance, self.lookups)
+        return plans, plan_features(ev, plans, self.members[g], self.index.named, relevance, self.lookups,
+                                    self.shape.temporal.astype(np.bool_))
 
     def answer(self, question: str, query_vectors: Mapping[str, np.ndarray] | None = None,
                opts: Options | None = None) -> Answer:

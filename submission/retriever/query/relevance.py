@@ -14,7 +14,7 @@ import numpy as np
 
 from ..index.links import Links
 from .channels import Evidence
-from .features import weigh
+from .features import dated, weigh
 
 #: Named apart from the group and plan features (and the channel switches) so each can be switched off alone.
 TABLE_FEATURES = (
@@ -22,7 +22,7 @@ TABLE_FEATURES = (
     "t_bm25_column", "t_values", "t_dense_table", "t_dense_column", "t_dense_table_gap", "t_dense_column_gap",
     "t_degree", "t_log_columns", "t_named", "t_related", "t_next_to_top", "t_entity_gap", "t_entity_best",
     "t_instance", "t_words", "t_person", "t_adapt_table", "t_adapt_column", "t_adapt_table_gap",
-    "t_adapt_column_gap",
+    "t_adapt_column_gap", "t_dated",
 )
 
 
@@ -37,17 +37,21 @@ class TableShape:
     neighbours: tuple[frozenset[int], ...]
     #: Tables that hold people (index/people.py).
     persons: np.ndarray
+    #: Tables with a column saying when (index/documents.py, temporal_tables).
+    temporal: np.ndarray
 
     @classmethod
     def from_links(cls, links: Links, n_columns: np.ndarray, named: np.ndarray,
-                   persons: np.ndarray | None = None) -> TableShape:
-        """`links` as the index holds them; `n_columns`, `named` and `persons` are per table, in
-        catalog order."""
+                   persons: np.ndarray | None = None, temporal: np.ndarray | None = None) -> TableShape:
+        """`links` as the index holds them; `n_columns`, `named`, `persons` and `temporal` are per table,
+        in catalog order."""
         near = tuple(frozenset(links.get(t, {})) for t in range(n_columns.size))
         degree = np.asarray([len(n) for n in near], dtype=np.float32)
         people = np.zeros(n_columns.size, np.float32) if persons is None else persons.astype(np.float32)
+        when = np.zeros(n_columns.size, np.float32) if temporal is None else temporal.astype(np.float32)
         return cls(np.log1p(degree), np.log(np.maximum(n_columns, 1)).astype(np.float32), named.astype(np.float32),
-                   near, people)
+                   near, people, when)
+
 
 
 def _scaled(x: np.ndarray) -> np.ndarray:
@@ -96,6 +100,7 @@ def table_features(ev: Evidence, members: Sequence[int], shape: TableShape) -> n
         _scaled(ev.scores["values"][m]) if "values" in ev.scores else zeros,
         dt, dc, dtg, dcg, shape.degree[m], shape.log_columns[m], shape.named[m], related, next_to_top, eg, eb,
         instance, words, shape.persons[m] * float(ev.persons().any()), at, ac, atg, acg,
+        shape.temporal[m] * float(dated(ev.terms)),
     ]
     return np.stack([np.asarray(c, dtype=np.float32) for c in cols], axis=1)
 
