@@ -198,7 +198,7 @@ def plan_features(ev: Evidence, plans: Sequence[Plan], group_members: Sequence[i
     """(plans, PLAN_FEATURES) matrix for plans of one group whose tables are `group_members`; `named` marks
     the tables with a name or title column (where a quoted or capitalised value of the question would live);
     `relevance` is the table score of the sorted members, as log-odds below the group's best table; `temporal`
-    marks the tables with a column saying when (relevance.temporal_tables)."""
+    marks the tables with a column saying when (index/documents.py, temporal_tables)."""
     members = np.asarray(sorted(group_members), dtype=np.int64)
     sizes = np.fromiter((len(p.tables) for p in plans), dtype=np.int64, count=len(plans))
     flat = np.fromiter(chain.from_iterable(p.tables for p in plans), dtype=np.int64, count=int(sizes.sum()))

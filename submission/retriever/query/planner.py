@@ -197,7 +197,7 @@ class Planner:
         relevance = self.relevance(ev, g, opts)
         plans = self.candidates(ev, g, relevance)
         return plans, plan_features(ev, plans, self.members[g], self.index.named, relevance, self.lookups,
-                                    self.shape.temporal.astype(np.bool_))
+                                    self.shape.temporal)
 
     def answer(self, question: str, query_vectors: Mapping[str, np.ndarray] | None = None,
                opts: Options | None = None) -> Answer:

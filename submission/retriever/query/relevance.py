@@ -37,7 +37,8 @@ class TableShape:
     neighbours: tuple[frozenset[int], ...]
     #: Tables that hold people (index/people.py).
     persons: np.ndarray
-    #: Tables with a column saying when (index/documents.py, temporal_tables).
+    #: Tables with a column saying when (index/documents.py, temporal_tables), as booleans: the plan features
+    #: mask with it.
     temporal: np.ndarray
 
     @classmethod
@@ -48,7 +49,7 @@ class TableShape:
         near = tuple(frozenset(links.get(t, {})) for t in range(n_columns.size))
         degree = np.asarray([len(n) for n in near], dtype=np.float32)
         people = np.zeros(n_columns.size, np.float32) if persons is None else persons.astype(np.float32)
-        when = np.zeros(n_columns.size, np.float32) if temporal is None else temporal.astype(np.float32)
+        when = np.zeros(n_columns.size, np.bool_) if temporal is None else temporal.astype(np.bool_)
         return cls(np.log1p(degree), np.log(np.maximum(n_columns, 1)).astype(np.float32), named.astype(np.float32),
                    near, people, when)
 
