@@ -22,7 +22,15 @@ from retriever.index.catalog import parse_catalog
 from retriever.index.store import load_index
 from retriever.index.text import name_spans
 from retriever.query.channels import Channels, Layout, column_max, standardise
-from retriever.query.lookups import MAX_WORDS, compounds, content_words, embedded_words, entity_terms, match_phrases
+from retriever.query.lookups import (
+    MAX_WORDS,
+    compounds,
+    content_words,
+    dated,
+    embedded_words,
+    entity_terms,
+    match_phrases,
+)
 
 DENSE = {
     "customer: id, name": [1.0, 0.0],
@@ -107,6 +115,7 @@ def test_evidence_holds_every_channel_under_its_registry_key(channels: Channels)
     assert list(ev.group_dense) == ["fake"] and ev.group_dense["fake"].tolist() == [0.75, 0.0]
     assert ev.dense_z is not None
     np.testing.assert_allclose(ev.dense_z[0], [1.2247449, 0.0, -1.2247449], rtol=1e-6)
+    assert not ev.dated and channels.evidence(QUESTION + " placed in 2019", QV, rrf_k=60).dated
 
 
 def test_query_words_no_document_holds_are_no_terms(channels: Channels) -> None:
@@ -268,3 +277,21 @@ def test_content_words_embedded_alone_score_tables_as_z_values_of_their_best_doc
                     ({**QV, "words:fake": words}, frozenset({"dense:fake"}))):
         ev = channels.evidence(QUESTION, qv, rrf_k=60, disabled=off)
         assert ev.word_z.size == 0 and not ev.words().any()
+
+
+def test_a_question_is_dated_by_a_year_or_month_its_own_words_put_in_time() -> None:
+    for q in ("How many cars were produced in 1980?", "Which nations were founded after 1950?",
+              "Orders shipped on November 3, 2012", "Games played between 2010 and 2015",
+              "How many online orders were shipped during the month of June 2018?",
+              "list the emails of the clients whose complaint date received is 7/3/2014",
+              "Which players joined in the 2013 season?", "Sales in May 2016"):
+        assert dated(q), q
+    # Numbers that are no year, a year no word of the question leads to (a name, a model, a stamp pasted
+    # around the question), and "May"/"March" alone.
+    for q in ("Stations with capacity between 5000 and 10000", "Products with a price above 2000",
+              "Who published the game Pro Evolution Soccer 2012?", "Annual Report 2023 - Page 14 What country?",
+              "Thursday, 14 November 2024 15:00 Show all documents", "2024-06-02T13:44:09Z INFO how many likes?",
+              "Voice memo (Recorder, 02/05/2024 17:32) how many teachers?", "in 1492 or 19800 cars",
+              "Who may march?", ""):
+        assert not dated(q), q
+

@@ -13,7 +13,6 @@ from retriever.query.features import (
     GROUP_FEATURES,
     PLAN_FEATURES,
     GroupIndex,
-    dated,
     dense_channel,
     group_features,
     plan_features,
@@ -300,20 +299,13 @@ def test_group_reductions_equal_a_reduceat_over_the_tables_sorted_by_group() -> 
     assert gi.any_hit(hits).any() and gi.any_hit(hits[:0]).shape == (0, 40)
 
 
-def test_a_year_or_a_month_dates_the_question() -> None:
-    assert dated(["car", "produc", "1980"]) and dated(["order", "novemb"]) and dated(["2019"])
-    # Other numbers, a year out of range, and months that are also common words are no date.
-    assert not dated(["5", "star", "12", "03", "19800", "1492", "may", "march"])
-    assert not dated([])
-
-
 def test_a_dated_question_wants_a_plan_with_a_column_saying_when() -> None:
     plans = [Plan(0, (0,), (), True), Plan(0, (1,), (), True), Plan(0, (0, 1), (0,), True)]
     col = PLAN_FEATURES.index("dated_in")
     temporal = np.asarray([False, True, False])
-    def feature(terms: list[str], when: np.ndarray | None) -> list[float]:
-        ev = replace(_hand_evidence(), terms=terms)
+    def feature(said_when: bool, when: np.ndarray | None) -> list[float]:
+        ev = replace(_hand_evidence(), dated=said_when)
         return plan_features(ev, plans, [0, 1], np.zeros(3, dtype=bool), np.zeros(2), None, when)[:, col].tolist()
-    assert feature(["t0", "1980"], temporal) == [0.0, 1.0, 1.0]
-    assert feature(["t0", "t1"], temporal) == [0.0, 0.0, 0.0]  # no year or month asked
-    assert feature(["t0", "1980"], None) == [0.0, 0.0, 0.0]
+    assert feature(True, temporal) == [0.0, 1.0, 1.0]
+    assert feature(False, temporal) == [0.0, 0.0, 0.0]  # no year or month asked
+    assert feature(True, None) == [0.0, 0.0, 0.0]

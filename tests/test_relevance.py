@@ -112,6 +112,6 @@ def test_a_content_word_embedded_alone_points_at_the_table_most_like_it() -> Non
 def test_a_dated_question_points_at_the_tables_with_a_column_saying_when() -> None:
     shape = replace(_shape(), temporal=np.asarray([0.0, 1.0, 0.0, 1.0], dtype=np.float32))
     col = TABLE_FEATURES.index("t_dated")
-    ev = replace(_evidence(), terms=["t0", "1995"])
+    ev = replace(_evidence(), dated=True)
     assert table_features(ev, [0, 1, 2, 3], shape)[:, col].tolist() == [0.0, 1.0, 0.0, 1.0]
     assert table_features(_evidence(), [0, 1, 2, 3], shape)[:, col].tolist() == [0.0] * 4

@@ -1,8 +1,8 @@
 """The channels stage: per-question evidence from every live channel, as plain arrays over tables and groups.
 
-Lexical channels score with the index's BM25 structures, dense channels by cosine with the stored
-vectors, late-interaction channels by MaxSim over stored token vectors; `Channels.evidence` runs them all
-and fuses their table rankings. Channel names come from index/registry.py.
+Lexical channels score with the index's BM25 structures, dense channels by cosine with the stored vectors,
+late-interaction channels by MaxSim over stored token vectors; `Channels.evidence` runs them all and fuses
+their table rankings. Channel names come from index/registry.py.
 """
 
 from __future__ import annotations
@@ -27,6 +27,7 @@ from .lookups import (
     abbreviated,
     compounds,
     corrections,
+    dated,
     embedded_words,
     entity_terms,
     match_phrases,
@@ -199,9 +200,8 @@ def gather(
     fused = rrf([scores[k] for k in sorted(scores)] + [phrase_hits], rrf_k)
     if "values" in disabled:
         val[:] = 0
-    first = next(iter(group_dense), None)
     dense_z = None
-    if first is not None:
+    if (first := next(iter(group_dense), None)) is not None:
         t_key, c_key = registry.dense(first).evidence_keys
         dense_z = (standardise(scores[t_key]), standardise(scores[c_key]), standardise(group_dense[first]))
     entity_cos = column_max(name_columns, layout) if name_columns is not None else np.zeros(0, dtype=np.float32)
@@ -217,7 +217,7 @@ def gather(
     adapted_z = np.zeros((0, 0), dtype=np.float32) if adapted is None else adapted_scores(*adapted, layout)
     return Evidence(terms, idf, tab > 0, val > 0, name_match, phrase_hits, scores, fused,
                     grp.sum(axis=0), sorted(found), group_name_match, entity, group_dense, dense_z, rel,
-                    entity_cos, inst, word_z, person, adapted_z)
+                    entity_cos, inst, word_z, person, adapted_z, dated(question))
 
 
 class Channels:

@@ -53,6 +53,8 @@ class Evidence:
     #: (2, tables): the local model's question vector through the fitted adapter (query/adapter.py), its
     #: cosines with each table's document and best column as z-values over the catalog; empty without one.
     adapted_z: np.ndarray = field(default_factory=lambda: np.zeros((0, 0), dtype=np.float32))
+    #: The question puts what it asks in time ("in 1980", "after June 2018"; lookups.dated).
+    dated: bool = False
 
     def related(self) -> np.ndarray:
         """related_hit as (terms, tables); zeros for evidence made without it (hand-made, or channel off)."""

@@ -8,7 +8,6 @@ from itertools import chain
 
 import numpy as np
 
-from ..index.text import stem
 from .channels import Evidence, standardise
 from .plans import Plan
 
@@ -46,17 +45,6 @@ def route_features(group_probs: np.ndarray, plan_logits: Sequence[np.ndarray]) -
                      np.maximum(fit - fit.max(), PLAN_FIT_FLOOR),
                      np.maximum(best - best.max(), PLAN_FIT_FLOOR),
                      np.log(np.asarray([float(lg.size) for lg in plan_logits]))], axis=1).astype(np.float64)
-
-
-#: The month names a date is written with, as stems ("May" and "March" are also common words: left out).
-MONTHS = frozenset(stem(m) for m in ("january", "february", "april", "june", "july", "august", "september",
-                                     "october", "november", "december"))
-
-
-def dated(terms: Sequence[str]) -> bool:
-    """The question gives a year or a month ("in 1980", "November 2012"): something happened then, and a
-    column saying when is read (BIRD train: such questions' plans hold one 95% of the time, others' 62%)."""
-    return any((len(t) == 4 and t.isdigit() and 1800 <= int(t) <= 2099) or t in MONTHS for t in terms)
 
 
 @dataclass(frozen=True)
@@ -247,7 +235,7 @@ def plan_features(ev: Evidence, plans: Sequence[Plan], group_members: Sequence[i
         lookup_in = (mask & unnamed[None, :]).any(axis=1) * float(w64[~held].sum())
     # A year or month the question gives is read from a column saying when: does the plan hold one?
     dated_in = np.zeros(len(plans))
-    if temporal is not None and dated(ev.terms):
+    if temporal is not None and ev.dated:
         dated_in = (mask & temporal[members][None, :]).any(axis=1).astype(np.float64)
     feats = [
         size == 1, size == 2, size == 3, size == 4, size >= 5,

@@ -14,7 +14,7 @@ import numpy as np
 
 from ..index.links import Links
 from .channels import Evidence
-from .features import dated, weigh
+from .features import weigh
 
 #: Named apart from the group and plan features (and the channel switches) so each can be switched off alone.
 TABLE_FEATURES = (
@@ -101,7 +101,7 @@ def table_features(ev: Evidence, members: Sequence[int], shape: TableShape) -> n
         _scaled(ev.scores["values"][m]) if "values" in ev.scores else zeros,
         dt, dc, dtg, dcg, shape.degree[m], shape.log_columns[m], shape.named[m], related, next_to_top, eg, eb,
         instance, words, shape.persons[m] * float(ev.persons().any()), at, ac, atg, acg,
-        shape.temporal[m] * float(dated(ev.terms)),
+        shape.temporal[m] * float(ev.dated),
     ]
     return np.stack([np.asarray(c, dtype=np.float32) for c in cols], axis=1)
 
