@@ -13,6 +13,7 @@ from ..index import thesaurus
 from ..index.people import People
 from ..index.spelling import Spelling
 from ..index.text import COMMANDS, STOPWORDS, drop_commands, name_spans, normalize, stem, tokenize, words
+from .wording import DAYS
 
 #: Longest question n-gram looked up among sample values.
 MAX_PHRASE_WORDS = 5
@@ -39,9 +40,7 @@ MAX_WORDS = 10
 #: Month names, as a date writes them in full ("May" and "March" are also common words: part of a date only,
 #: never one alone) or short ("Nov 3, 2012"), and weekdays: the words a date is made of besides its numbers.
 _MONTHS = frozenset("january february april june july august september october november december".split())
-_DATE_WORDS = _MONTHS | frozenset("may march jan feb mar apr jun jul aug sep sept oct nov dec monday tuesday "
-                                  "wednesday thursday friday saturday sunday mon tue tues wed thu thur thurs fri sat "
-                                  "sun".split())
+_DATE_WORDS = _MONTHS | DAYS | frozenset("may march jan feb mar apr jun jul aug sep sept oct nov dec".split())
 #: Words that put the date after them in time ("in 1980", "after 1950", "between 2010 and 2015", "the month of
 #: June 2018", "whose date is 7/3/2014"); a date after any other word is a name or a stamp ("Pro Evolution
 #: Soccer 2012", "Annual Report 2023", "Thursday, 14 November 2024 · 15:00" at the top of a pasted note).
