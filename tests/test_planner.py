@@ -16,7 +16,7 @@ from retriever.index.build import build_index
 from retriever.index.catalog import load_catalog, parse_catalog
 from retriever.index.links import links_from
 from retriever.index.store import Index, load_index
-from retriever.query.features import ROUTE_FEATURES, route_features
+from retriever.query.features import IMPLIED, PLAN_FEATURES, ROUTE_FEATURES, route_features
 from retriever.query.fusion import ranks, rrf
 from retriever.query.model import SoftmaxModel
 from retriever.query.planner import Answer, Options, Planner, default_models, switches
@@ -410,6 +410,30 @@ def test_the_route_model_deals_the_competing_groups_mass_by_their_plans(tmp_path
     # ... and turned around, to the other: whichever way the group model leant, one of the two moved it.
     worst = min(competing, key=lambda c: float(c[2].max()))[0]
     assert worst != best and _top_group(routed([0.0, 0.0, -50.0, 0.0])) == planner.index.groups[worst]
+
+
+def test_routing_reads_the_plan_logits_without_the_implied_link_term(tmp_path: Path) -> None:
+    """A database that declares no keys has only implied plans, which the plan model rightly ranks below
+    declared ones inside a database; between databases that would count the catalog's habits, not the
+    question, so the route features read the logits without that term."""
+    fake = HashEmbedder(dim=32, name="fake")
+    build_index(parse_catalog(CATALOG), tmp_path / "index", dense={"local": fake}, log=lambda _m: None)
+    n = len(PLAN_FEATURES)
+    weights = np.where(np.asarray(PLAN_FEATURES) == IMPLIED, -3.0, 0.5)
+    mean, scale = np.full(n, 0.2), np.full(n, 2.0)
+    plan = SoftmaxModel(PLAN_FEATURES, weights, mean, scale)
+    shipped = default_models()
+    planner = Planner(load_index(tmp_path / "index"), replace(shipped, plan=plan, plan_lexical=plan))
+    question = "What are the names of the people?"
+    ev = planner.evidence(question, {"local": fake.embed([question], "query")[0]}, Options())
+    declared, implied = Plan(0, (0, 1), (0,), True), Plan(0, (0, 2), (), True, implied=True)
+    # The other features give both plans 1.0; the implied term adds 0.3 to the declared one and -1.2 to the
+    # other. For routing they are alike.
+    lg = np.asarray([1.0 + 0.3, 1.0 - 1.2])
+    assert planner.route_logits(ev, [declared, implied], lg, Options()) == pytest.approx([1.0, 1.0])
+    # Switched off, the term is already out of the logits.
+    off = Options(disabled_features=frozenset({IMPLIED}))
+    assert planner.route_logits(ev, [declared, implied], lg, off).tolist() == lg.tolist()
 
 
 def test_the_route_features_read_each_groups_plans_apart_from_their_count() -> None:

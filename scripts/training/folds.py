@@ -88,7 +88,8 @@ def route_row(planner: Planner, q: Question, opts: Options) -> tuple[np.ndarray,
     groups = [g for g, _, _ in competing]
     if len(groups) < 2 or q.group not in groups:
         return None
-    return route_features(gp[groups], [lg for _, _, lg in competing]), groups.index(q.group)
+    lgs = [planner.route_logits(q.ev, plans, lg, opts) for _, plans, lg in competing]
+    return route_features(gp[groups], lgs), groups.index(q.group)
 
 
 def cross_validate(sets: Sequence[TrainingSet], k: int, opts: Options, skip: frozenset[str] = frozenset(),

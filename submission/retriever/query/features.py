@@ -24,6 +24,9 @@ PLAN_FEATURES = (
     "dense_out", "dcol_min", "dcol_out", "entity_home", "cov_related", "tab_sum", "tab_min",
     "tab_out", "cov_instance", "words_in", "implied", "lookup_in", "dated_in",
 )
+#: The plan feature for plans joined by implied links (column names, no declared key), which routing leaves
+#: out (Planner.route_logits).
+IMPLIED = "implied"
 
 #: What reranks the groups whose plans compete (query/planner.py): the group model's log-probability, and how
 #: well the group's plans explain the question by the plan model (the log-sum-exp of its plan logits, less the
