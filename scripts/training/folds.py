@@ -10,7 +10,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from retriever.answer.evaluation import covered
-from retriever.query.features import ROUTE_FEATURES, route_features
+from retriever.query.features import ROUTE_FEATURES
 from retriever.query.model import fit_softmax
 from retriever.query.planner import Models, Options, Planner
 
@@ -88,8 +88,7 @@ def route_row(planner: Planner, q: Question, opts: Options) -> tuple[np.ndarray,
     groups = [g for g, _, _ in competing]
     if len(groups) < 2 or q.group not in groups:
         return None
-    lgs = [planner.route_logits(q.ev, plans, lg, opts) for _, plans, lg in competing]
-    return route_features(gp[groups], lgs), groups.index(q.group)
+    return planner.route_inputs(q.ev, gp, competing, opts), groups.index(q.group)
 
 
 def cross_validate(sets: Sequence[TrainingSet], k: int, opts: Options, skip: frozenset[str] = frozenset(),

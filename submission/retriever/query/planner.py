@@ -230,6 +230,13 @@ class Planner:
         x = np.fromiter((p.implied for p in plans), dtype=np.float64, count=len(plans))
         return lg - m.weights[i] * (x - m.mean[i]) / m.scale[i]
 
+    def route_inputs(self, ev: Evidence, gp: np.ndarray, competing: Sequence[tuple[int, list[Plan], np.ndarray]],
+                     opts: Options) -> np.ndarray:
+        """The competing groups' ROUTE_FEATURES, from their probabilities and their plan logits as routing
+        reads them: what serving deals the mass by and what the route model is fitted on."""
+        lgs = [self.route_logits(ev, plans, lg, opts) for _, plans, lg in competing]
+        return route_features(gp[[g for g, _, _ in competing]], lgs)
+
     def decide(self, ev: Evidence, opts: Options) -> Answer:
         """Groups, then plans, then the budgeted selection, from one question's evidence."""
         gp, competing = self.competing(ev, opts)
@@ -238,8 +245,7 @@ class Planner:
             # The competing groups' share of the probability is dealt again by how well their plans fit.
             idx = np.asarray([g for g, _, _ in competing])
             gp = gp.copy()
-            lgs = [self.route_logits(ev, plans, lg, opts) for _, plans, lg in competing]
-            gp[idx] = route.probs(route_features(gp[idx], lgs)) * gp[idx].sum()
+            gp[idx] = route.probs(self.route_inputs(ev, gp, competing, opts)) * gp[idx].sum()
         order = np.lexsort((np.arange(gp.size), -gp))
         scored = [ScoredPlan(p, float(gp[g]), float(gp[g] * q)) for g, plans, lg in competing
                   for p, q in zip(plans, softmax(lg).tolist(), strict=True)]
