@@ -220,22 +220,19 @@ class Planner:
         return gp, out
 
     def route_logits(self, ev: Evidence, plans: Sequence[Plan], lg: np.ndarray, opts: Options) -> np.ndarray:
-        """A group's plan logits as routing reads them: without the term for plans joined by implied links.
-        Inside a database it rightly prefers the declared joins; between databases it would count whether a
-        database declares its keys (13 of BIRD's 69 declare none), which says nothing of the question."""
+        """A group's plan logits without the implied-link term: it rightly prefers declared joins inside a
+        database, but between databases it counts whether one declares its keys, not what the question says."""
         if IMPLIED in opts.disabled_features:
             return lg
-        m = self.models(ev)[1]
+        m, x = self.models(ev)[1], np.fromiter((p.implied for p in plans), dtype=np.float64, count=len(plans))
         i = m.names.index(IMPLIED)
-        x = np.fromiter((p.implied for p in plans), dtype=np.float64, count=len(plans))
         return lg - m.weights[i] * (x - m.mean[i]) / m.scale[i]
 
     def route_inputs(self, ev: Evidence, gp: np.ndarray, competing: Sequence[tuple[int, list[Plan], np.ndarray]],
                      opts: Options) -> np.ndarray:
-        """The competing groups' ROUTE_FEATURES, from their probabilities and their plan logits as routing
-        reads them: what serving deals the mass by and what the route model is fitted on."""
-        lgs = [self.route_logits(ev, plans, lg, opts) for _, plans, lg in competing]
-        return route_features(gp[[g for g, _, _ in competing]], lgs)
+        """The competing groups' ROUTE_FEATURES: what serving deals the mass by and the route model fits on."""
+        return route_features(gp[[g for g, _, _ in competing]],
+                              [self.route_logits(ev, plans, lg, opts) for _, plans, lg in competing])
 
     def decide(self, ev: Evidence, opts: Options) -> Answer:
         """Groups, then plans, then the budgeted selection, from one question's evidence."""
@@ -243,8 +240,7 @@ class Planner:
         route = self.fitted.route if registry.any_embedded(ev.scores) else None
         if route is not None and len(competing) > 1:
             # The competing groups' share of the probability is dealt again by how well their plans fit.
-            idx = np.asarray([g for g, _, _ in competing])
-            gp = gp.copy()
+            gp, idx = gp.copy(), np.asarray([g for g, _, _ in competing])
             gp[idx] = route.probs(self.route_inputs(ev, gp, competing, opts)) * gp[idx].sum()
         order = np.lexsort((np.arange(gp.size), -gp))
         scored = [ScoredPlan(p, float(gp[g]), float(gp[g] * q)) for g, plans, lg in competing
@@ -269,8 +265,7 @@ class Planner:
             selection=sel,
             plans=sorted(scored, key=lambda s: (-s.prob, s.plan.tables)),
             group_probs={self.index.groups[int(g)]: float(gp[g]) for g in order[:MAX_GROUPS]},
-            evidence=ev,
-            confidence=conf,
+            evidence=ev, confidence=conf,
         )
 
     def confidence_inputs(self, ev: Evidence, expected: float, top_group: int | None, top_prob: float
