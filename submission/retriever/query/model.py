@@ -37,6 +37,13 @@ class SoftmaxModel:
     def probs(self, x: np.ndarray, disabled: frozenset[str] = frozenset()) -> np.ndarray:
         return softmax(self.logits(x, disabled))
 
+    def term(self, name: str, x: np.ndarray, disabled: frozenset[str] = frozenset()) -> np.ndarray:
+        """One feature's part of the logits for its values x (zero where it is switched off)."""
+        if name in disabled:
+            return np.zeros(np.shape(x))
+        i = self.names.index(name)
+        return self.weights[i] * (np.asarray(x, dtype=np.float64) - self.mean[i]) / self.scale[i]
+
     def to_json(self) -> dict[str, object]:
         return {"names": list(self.names), "weights": [round(float(v), 6) for v in self.weights],
                 "mean": [round(float(v), 6) for v in self.mean], "scale": [round(float(v), 6) for v in self.scale]}

@@ -222,11 +222,8 @@ class Planner:
     def route_logits(self, ev: Evidence, plans: Sequence[Plan], lg: np.ndarray, opts: Options) -> np.ndarray:
         """A group's plan logits without the implied-link term: it rightly prefers declared joins inside a
         database, but between databases it counts whether one declares its keys, not what the question says."""
-        if IMPLIED in opts.disabled_features:
-            return lg
-        m, x = self.models(ev)[1], np.fromiter((p.implied for p in plans), dtype=np.float64, count=len(plans))
-        i = m.names.index(IMPLIED)
-        return lg - m.weights[i] * (x - m.mean[i]) / m.scale[i]
+        x = np.fromiter((p.implied for p in plans), dtype=np.float64, count=len(plans))
+        return lg - self.models(ev)[1].term(IMPLIED, x, opts.disabled_features)
 
     def route_inputs(self, ev: Evidence, gp: np.ndarray, competing: Sequence[tuple[int, list[Plan], np.ndarray]],
                      opts: Options) -> np.ndarray:
