@@ -159,7 +159,7 @@ paraphrased: $(INDEX)/manifest.json
 # against (design), ones written after it and then read to widen it (heldout), two lists written by others
 # who never saw it, read after measuring to write its sentence pass (independent_a, independent_b), and nineteen
 # written by others who never saw it, measured before they were read (independent_c to _u; _u unread).
-WRAPPINGS ?= design heldout independent_a independent_b independent_c independent_d independent_e independent_f independent_g independent_h independent_i independent_j independent_k independent_l independent_m independent_n independent_o independent_p independent_q independent_r independent_s independent_t independent_u
+WRAPPINGS ?= design heldout independent_a independent_b independent_c independent_d independent_e independent_f independent_g independent_h independent_i independent_j independent_k independent_l independent_m independent_n independent_o independent_p independent_q independent_r independent_s independent_t independent_u independent_v
 wrapped: $(INDEX)/manifest.json
 	@$(PYTHON) -m retriever eval --quiet --index-dir $(INDEX) --queries $(QUERIES) --labels $(LABELS)
 	@for w in $(WRAPPINGS); do \

@@ -4,9 +4,9 @@ Each question gets one wrapping of the list, in turn (question i the wrapping i 
 asked about as often: {"prefix", "suffix", "lower_first"} put around it ("Write a SQL query to answer this
 question: ...", "In the database, how many ...", "... Thanks!"). `scripts/wrappings/design.json` holds the
 wrappings `query/request.py` was written against; `heldout.json` ones written after its first rules (and
-read to widen them); `independent_a.json` to `independent_u.json` ones written by helper agents that never
+read to widen them); `independent_a.json` to `independent_v.json` ones written by helper agents that never
 saw it (the first two were read to write its sentence pass, after measuring them; the others were measured
-before anyone read them, and `independent_u.json` has not been read).
+before anyone read them, and `independent_v.json` has not been read).
 
 Usage: python scripts/wrap.py --wrappings W --queries Q --out OUT
 """

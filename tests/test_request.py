@@ -303,6 +303,19 @@ QUESTION = "Show names for all aircrafts of which John Williams has certificates
      "which pets are the oldest"),
     ("Discussion forum \u203a Unit 2 \u203a SQL basics\n\nRe: Please name the oldest pets.\n\nSame question here, did "
      "anyone figure it out?", "Please name the oldest pets."),
+    # copied out of other media: a named line apart from the question, a stamp before its capital, a note set off
+    # after it, a line of a log, a mail's footer past its close
+    ("Quarterly Review 2024 \u2014 Page 3\n\nHow many pets are there?\n\nNorthwind Ltd | Internal",
+     "How many pets are there?"),
+    ("Priya Raman 9:14 AM\nList the names of the pets.", "List the names of the pets."),
+    ("Note by K. Osei (14:05): Which pets are the oldest?", "Which pets are the oldest?"),
+    ("scan_0042.pdf (OCR): How many pets are there?", "How many pets are there?"),
+    ("How many pets are there? \u2014 ask Tomas before Monday!!", "How many pets are there?"),
+    ("List the names of the pets. [p. 2 of 7]", "List the names of the pets."),
+    ("Which pets are the oldest? The Board noted the item.", "Which pets are the oldest?"),
+    ('2025-01-07T08:00:12Z DEBUG handler query="How many pets are there?" source=teams', "How many pets are there?"),
+    ("How many pets are there?\n\nThanks!\nM.\n\nYou are subscribed to the Google Group Data Requests.",
+     "How many pets are there?"),
 ])
 def test_a_wrapping_is_cut(asked: str, meant: str) -> None:
     assert core(asked) == meant
@@ -441,6 +454,10 @@ def test_without_a_dictionary_no_language_is_foreign() -> None:
     "Which pets are the oldest? List them.",
     "Which pets are the oldest? How much is it?",
     "Which pets are the oldest? State the name of their owners.",
+    "List the toys of the pet named Rex: The Good Boy.",  # a title's colon, not a sentence's end
+    "A list of the 5 oldest pets by breed. List the breed and the age.",  # a sentence of the question's, not a stamp
+    "The shelter with licence number 1042: how many pets did it take in?",
+    "For 2014: Which pets were adopted?",  # an opening of the question's
 ])
 def test_a_question_as_written_is_left_as_it_is(asked: str) -> None:
     assert core(asked) == asked

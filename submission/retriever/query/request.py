@@ -83,6 +83,8 @@ from .wording import (
 #: How far into a request a run saying who wants to know may go (_relayed), and the user's story before what
 #: they ask (_rambled).
 _RELAYING = 24
+#: A log line's next field after a quoted one ('user_query="How many ...?" channel=slack').
+_FIELD = re.compile(r"\s+[\w.-]+=")
 _RAMBLING = 48
 
 
@@ -126,10 +128,11 @@ def _quoted(text: str) -> str:
 
 
 def _argument(text: str, quote: re.Match[str]) -> bool:
-    """Whether a quote is a string in code: after "=" or "(", before "," or ")" or the end ('question = "..."',
-    'text_to_sql(query="...", dialect="sqlite")'; not '=ASK("... the list "250 Favourite Films"?")')."""
+    """Whether a quote is a string in code: after "=" or "(", before "," or ")", a log line's next field or the
+    end ('question = "..."', 'text_to_sql(query="...", dialect="sqlite")', 'user_query="..." channel=slack'; not
+    '=ASK("... the list "250 Favourite Films"?")')."""
     return (text[:quote.start()].rstrip().endswith(("=", "("))
-            and text[quote.end():].lstrip()[:1] in (",", ")", ""))
+            and (text[quote.end():].lstrip()[:1] in (",", ")", "") or bool(_FIELD.match(text, quote.end()))))
 
 
 def _clauses(text: str, lexicon: frozenset[str]) -> str:

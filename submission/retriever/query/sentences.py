@@ -15,6 +15,7 @@ from .boundaries import sentence_spans
 from .wording import (
     ADDRESSED,
     CLAUSE_MARKS,
+    COMMANDING,
     CONTINUING,
     DASHES,
     DETERMINERS,
@@ -98,12 +99,14 @@ def without_requests(text: str, lexicon: frozenset[str] = frozenset()) -> str:
         # a sentence inside a quote ('In "Florence. Without the walls. A tucket afar off", what ...')
         quoting = [sum(w == '"' for _, _, w in toks[:a]) % 2 == 1 for a, _ in spans]
         told = []
+        pointing = any({"he", "she"}.intersection(sentences[j]) for j in asked)  # someone named outside it
         for i, (ws, n, a, last) in enumerate(zip(sentences, own, about, [[""], *sentences[:-1]], strict=True)):
             # Before the first sentence that asks or after the last, an aside in which nothing asks and nothing
-            # is named ("URGENT!!!", "pls hurry", "— seeing weird numbers on the dashboard", "No rush.").
+            # is named but loosely (_loose) ("URGENT!!!", "pls hurry", "— seeing weird numbers", "No rush.").
             after = i > asked[-1]
             following = sentences[i + 1] if i + 1 < len(sentences) else []
-            aside = ((i < asked[0] or after) and not names[i] and not quoting[i]
+            aside = ((i < asked[0] or after) and not quoting[i]
+                     and (not names[i] or _loose(text, toks, spans, i, asked, ws, last, pointing))
                      and (_aside(ws, after) or (_idle(ws, after, following)
                                                 and not _continued(text, toks, spans[i][0], ws))))
             personal = n <= 6 and (bool(PERSONS.intersection(ws)) or introduces(ws))
@@ -115,10 +118,16 @@ def without_requests(text: str, lexicon: frozenset[str] = frozenset()) -> str:
             # "We said only the dogs.")
             narrated = (ws[0] in ("i", "we") and len(ws) > 1 and ws[1] in NARRATING and not asks(ws)
                         and not WH_WORDS.intersection(ws) and not (GOING_ON - PREPOSITIONS).intersection(ws))
+            # a stamp before the question's capital: who, when, which file or item ("Comment by J. Ortiz (10:42):
+            # What ...", "IMG_4471.HEIC (OCR): How ...", "2024.03.11 — 14h07m — <ngozi.e> Find ...")
+            stamped = (i + 1 == asked[0] and not quoting[i] and _stamp(ws) and following[0] in WH_WORDS | COMMANDING
+                       and text[toks[spans[i + 1][0]][0]].isupper())
             told.append(leads[i] or (alien[i] and not quoting[i]) or ending or greeting or narrated or persona(ws)
+                        or stamped or (i >= signed and after)
                         or (i < lead and not asks(ws) and not names[i])
                         or (a and bool(ADDRESSED.intersection(ws))) or forbids(ws)
-                        or (_telling(ws) and (a or personal or _remark(ws, last) or aside)))
+                        or (_telling(ws) and (a or personal or _remark(ws, last) or aside
+                                              or (after and _set_off(ws, last)))))
     kept = [span for span, n, a, t in zip(spans, own, about, told, strict=True) if not (t or (a and n < most))]
     if len(kept) == len(spans):
         return text
@@ -245,6 +254,40 @@ def _remark(words: list[str], before: list[str]) -> bool:
     """A sentence in brackets after one that ended ("...? (nothing fancy, raw numbers are fine)"); not a
     sentence's closing remark ("... the highest price (in USD).")."""
     return before[-1] in ENDS and words[0] == "(" and ")" in words[-2:] and words.count("(") == 1
+
+
+def _loose(text: str, toks: list[tuple[int, int, str]], spans: list[tuple[int, int]], i: int, asked: list[int],
+           words: list[str], before: list[str], pointing: bool) -> bool:
+    """Whether sentence `i`, which names something, may still go as an aside: a line apart from the question's
+    ("Oliver Hartmann 10:02 AM\nHow many ..."), or a remark in words of its own after the question ended ("The
+    Board noted the item."), where the question points at nothing outside it ("... did she ...? The customer is
+    ...") and it is no name alone ("Customer Ursola Purdy.")."""
+    if not any(w[0].isalnum() for w in words):
+        return False  # a line of quote marks ('"""')
+    after = i > asked[-1]
+    gap = (text[toks[spans[asked[-1]][1] - 1][1]:toks[spans[i][0]][0]] if after
+           else text[toks[spans[i][1] - 1][1]:toks[spans[asked[0]][0]][0]])
+    lower = sum(text[a:b].isalpha() and text[a:b].islower() for a, b, _ in toks[spans[i][0] + 1:spans[i][1]])
+    return "\n" in gap or (after and before[-1] in (".", "!", "?") and not pointing and lower >= 2
+                           and words[0][0].isalnum()
+                           and not any(any(c.isdigit() for c in w) or w in QUOTES for w in words))
+
+
+def _stamp(words: list[str]) -> bool:
+    """A line's stamp that asks nothing, holds a number (a time, a date, an item's or a file's number) and is no
+    sentence of its own nor an opening of the question's ("For 2014:", "In the 2010 season:")."""
+    return (words[0] not in PREPOSITIONS and words[0] not in GOING_ON and words[0] not in CONTINUING
+            and words[-1] not in (".", "!", "?") and any(any(c.isdigit() for c in w) for w in words)
+            and _telling(words))
+
+
+def _set_off(words: list[str], before: list[str]) -> bool:
+    """A note set off after the question ended, by a dash, an arrow or brackets, whatever it names ("...? — ask
+    Dev before Fri!!", "... → coffee order for Kenji", "[p. 3 of 9]"); not a dash before what narrows the
+    question ("...? — the ones in Paris", "— only the active ones")."""
+    closing = {"(": ")", "[": "]"}.get(words[0], "")
+    dashed = words[0] in DASHES and next_word(words[1:]) not in STOPWORDS and words[1:2] != ["only"]
+    return before[-1] in ENDS and (dashed or bool(closing) and closing in words[-2:])
 
 
 def _labelled(words: list[str]) -> bool:
