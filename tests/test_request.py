@@ -316,6 +316,9 @@ QUESTION = "Show names for all aircrafts of which John Williams has certificates
     ('2025-01-07T08:00:12Z DEBUG handler query="How many pets are there?" source=teams', "How many pets are there?"),
     ("How many pets are there?\n\nThanks!\nM.\n\nYou are subscribed to the Google Group Data Requests.",
      "How many pets are there?"),
+    ("Subject: How many pets are there?", "How many pets are there?"),
+    # a time of day names nothing
+    ("How many pets are there? Tom Hale 10:02 is not in the count.", "How many pets are there?"),
 ])
 def test_a_wrapping_is_cut(asked: str, meant: str) -> None:
     assert core(asked) == meant
@@ -458,6 +461,7 @@ def test_without_a_dictionary_no_language_is_foreign() -> None:
     "A list of the 5 oldest pets by breed. List the breed and the age.",  # a sentence of the question's, not a stamp
     "The shelter with licence number 1042: how many pets did it take in?",
     "For 2014: Which pets were adopted?",  # an opening of the question's
+    "How many pets are there? Tom Hale 1002 is not in the count.",  # a number may name what it is about
 ])
 def test_a_question_as_written_is_left_as_it_is(asked: str) -> None:
     assert core(asked) == asked

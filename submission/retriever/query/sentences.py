@@ -47,6 +47,7 @@ from .wording import (
     WH,
     WH_WORDS,
     asks,
+    clock,
     foreign,
     is_content,
     named,
@@ -267,18 +268,18 @@ def _loose(text: str, toks: list[tuple[int, int, str]], spans: list[tuple[int, i
     after = i > asked[-1]
     gap = (text[toks[spans[asked[-1]][1] - 1][1]:toks[spans[i][0]][0]] if after
            else text[toks[spans[i][1] - 1][1]:toks[spans[asked[0]][0]][0]])
-    lower = sum(text[a:b].isalpha() and text[a:b].islower() for a, b, _ in toks[spans[i][0] + 1:spans[i][1]])
+    own = toks[spans[i][0]:spans[i][1]]  # a number names something, a time of day not ("Yusuf Demir 09:59 no rush")
+    lower = sum(text[a:b].isalpha() and text[a:b].islower() for a, b, _ in own[1:])
+    numbered = any(any(c.isdigit() for c in w) and not clock(text, a) or w in QUOTES for a, _, w in own)
     return "\n" in gap or (after and before[-1] in (".", "!", "?") and not pointing and lower >= 2
-                           and words[0][0].isalnum()
-                           and not any(any(c.isdigit() for c in w) or w in QUOTES for w in words))
+                           and words[0][0].isalnum() and not numbered)
 
 
 def _stamp(words: list[str]) -> bool:
     """A line's stamp that asks nothing, holds a number (a time, a date, an item's or a file's number) and is no
     sentence of its own nor an opening of the question's ("For 2014:", "In the 2010 season:")."""
-    return (words[0] not in PREPOSITIONS and words[0] not in GOING_ON and words[0] not in CONTINUING
-            and words[-1] not in (".", "!", "?") and any(any(c.isdigit() for c in w) for w in words)
-            and _telling(words))
+    return (words[0] not in PREPOSITIONS | GOING_ON | CONTINUING and words[-1] not in (".", "!", "?")
+            and any(any(c.isdigit() for c in w) for w in words) and _telling(words))
 
 
 def _set_off(words: list[str], before: list[str]) -> bool:

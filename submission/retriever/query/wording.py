@@ -37,7 +37,8 @@ FRAMING = REQUESTING | frozenset("records tables question request task help join
 #: The labels of prompt templates and chat turns ("### Instruction:", "Input:", "Q:", "A:", "Response:"): a
 #: label made of one of them is about the request.
 LABELS = FRAMING | frozenset(
-    "instruction instructions input output response answer prompt context system user human ai bot q a todo".split())
+    "instruction instructions input output response answer prompt context system user human ai bot q a todo subject"
+    .split())
 #: Words only chat uses: with no mark to end a clause on, a leading run holding one is cut before a word that
 #: asks ("hey can u tell me how many ..."), and a trailing run of CLOSING words is cut whole ("... thx lol").
 CHAT = frozenset(
@@ -247,7 +248,7 @@ def named(text: str, toks: list[tuple[int, int, str]]) -> bool:
                    and (text[t[0]].isupper() and len(t[2]) > 1 and not shouted and not _numbering(words, i)
                         or t[2].isdigit() and not text[t[0] - 1].isalnum() and text[t[0] - 1] not in "-#"
                         and not TIME_UNITS.intersection(w for _, _, w in words[i + 1:i + 3])
-                        and not _clock(text, t[0]) and not _numbered(words, i))
+                        and not clock(text, t[0]) and not _numbered(words, i))
                    for i, t in enumerate(words) if i > 0))
 
 
@@ -264,7 +265,7 @@ def _numbered(words: list[tuple[int, int, str]], i: int) -> bool:
     return j >= 0 and words[j][2] in PARTS
 
 
-def _clock(text: str, start: int) -> bool:
+def clock(text: str, start: int) -> bool:
     """Whether the number at `start` is an hour or the minutes of a time of day ("14:02")."""
     return bool(_CLOCK.match(text, start)) or (start >= 2 and text[start - 1] == ":" and text[start - 2].isdigit())
 
