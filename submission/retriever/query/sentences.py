@@ -107,7 +107,7 @@ def without_requests(text: str, lexicon: frozenset[str] = frozenset()) -> str:
             after = i > asked[-1]
             following = sentences[i + 1] if i + 1 < len(sentences) else []
             aside = ((i < asked[0] or after) and not quoting[i]
-                     and (not names[i] or _loose(text, toks, spans, i, asked, ws, last, pointing))
+                     and (not names[i] or _loose(text, toks, spans, i, asked, after, ws, last, pointing))
                      and (_aside(ws, after) or (_idle(ws, after, following)
                                                 and not _continued(text, toks, spans[i][0], ws))))
             personal = n <= 6 and (bool(PERSONS.intersection(ws)) or introduces(ws))
@@ -258,14 +258,13 @@ def _remark(words: list[str], before: list[str]) -> bool:
 
 
 def _loose(text: str, toks: list[tuple[int, int, str]], spans: list[tuple[int, int]], i: int, asked: list[int],
-           words: list[str], before: list[str], pointing: bool) -> bool:
+           after: bool, words: list[str], before: list[str], pointing: bool) -> bool:
     """Whether sentence `i`, which names something, may still go as an aside: a line apart from the question's
     ("Oliver Hartmann 10:02 AM\nHow many ..."), or a remark in words of its own after the question ended ("The
     Board noted the item."), where the question points at nothing outside it ("... did she ...? The customer is
     ...") and it is no name alone ("Customer Ursola Purdy.")."""
     if not any(w[0].isalnum() for w in words):
         return False  # a line of quote marks ('"""')
-    after = i > asked[-1]
     gap = (text[toks[spans[asked[-1]][1] - 1][1]:toks[spans[i][0]][0]] if after
            else text[toks[spans[i][1] - 1][1]:toks[spans[asked[0]][0]][0]])
     own = toks[spans[i][0]:spans[i][1]]  # a number names something, a time of day not ("Yusuf Demir 09:59 no rush")

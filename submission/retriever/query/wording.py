@@ -34,8 +34,8 @@ REQUESTING = frozenset(
 STEPS = REQUESTING | frozenset("table tables columns joins question".split())
 #: Words a request around a question uses: one of them must be in a clause that is cut.
 FRAMING = REQUESTING | frozenset("records tables question request task help joins asked".split())
-#: The labels of prompt templates and chat turns ("### Instruction:", "Input:", "Q:", "A:", "Response:"): a
-#: label made of one of them is about the request.
+#: The labels of prompt templates, chat turns and mails ("### Instruction:", "Input:", "Q:", "A:", "Response:",
+#: "Subject:"): a label made of one of them is about the request.
 LABELS = FRAMING | frozenset(
     "instruction instructions input output response answer prompt context system user human ai bot q a todo subject"
     .split())
