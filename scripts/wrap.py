@@ -6,7 +6,8 @@ question: ...", "In the database, how many ...", "... Thanks!"). `scripts/wrappi
 wrappings `query/request.py` was written against; `heldout.json` ones written after its first rules (and
 read to widen them); `independent_a.json` to `independent_v.json` ones written by helper agents that never
 saw it (the first two were read to write its sentence pass, after measuring them; the others were measured
-before anyone read them, and `independent_v.json` has not been read).
+before anyone read them, and no rule has been written from `independent_v.json`, whose text was only glimpsed in
+a review's diff).
 
 Usage: python scripts/wrap.py --wrappings W --queries Q --out OUT
 """
