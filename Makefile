@@ -127,9 +127,10 @@ cv: fit-data
 # neighbours instead, a resource the retriever's thesaurus does not read (REWORD_SOURCES=wordnet: the first only).
 # REWORD_SOURCES=typos: every schema word of the gold plan misspelt once instead (the spelling's proxy);
 # checked: WordNet swaps MiniLM reads as close to the word (meaning kept); columns: the words naming only
-# gold columns dropped (the column left implicit). Each is also split by whether a swapped-in word is another
-# database's schema word (scripts/reword_split.py).
-REWORD_SOURCES ?= wordnet embedding typos checked columns
+# gold columns dropped (the column left implicit); lower, upper: the whole question typed in lower case or in
+# capitals (index/casing.py's proxy). Each is also split by whether a swapped-in word is another database's
+# schema word (scripts/reword_split.py).
+REWORD_SOURCES ?= wordnet embedding typos checked columns lower upper
 # $(1)'s questions as written (into $(2)), both scored, then split by collisions (scripts/reword_split.py).
 score_pair = $(PYTHON) -c "import json,sys; ids={json.loads(l)['query_id'] for l in open('$(1)')}; \
 	    [sys.stdout.write(l) for l in open('$(QUERIES)') if json.loads(l)['query_id'] in ids]" > $(2) && \
@@ -157,8 +158,8 @@ paraphrased: $(INDEX)/manifest.json
 # Spider dev wrapped the way users type to a SQL assistant ("Write a SQL query to answer this question: ...",
 # scripts/wrap.py), scored beside the same questions as written: the wrappings query/request.py was written
 # against (design), ones written after it and then read to widen it (heldout), two lists written by others
-# who never saw it, read after measuring to write its sentence pass (independent_a, independent_b), and nineteen
-# written by others who never saw it, measured before they were read (independent_c to _u; _u unread).
+# who never saw it, read after measuring to write its sentence pass (independent_a, independent_b), and twenty
+# written by others who never saw it, measured before they were read (independent_c to _v; _v read for no rule).
 WRAPPINGS ?= design heldout independent_a independent_b independent_c independent_d independent_e independent_f independent_g independent_h independent_i independent_j independent_k independent_l independent_m independent_n independent_o independent_p independent_q independent_r independent_s independent_t independent_u independent_v
 wrapped: $(INDEX)/manifest.json
 	@$(PYTHON) -m retriever eval --quiet --index-dir $(INDEX) --queries $(QUERIES) --labels $(LABELS)

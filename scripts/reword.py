@@ -25,8 +25,11 @@ as the word was. Read with care: both resources behind it are ones the retriever
 names and ages of singers" -> "the and of singers"; an article before a dropped word goes with it): the
 question that leaves its columns implicit.
 
+`--source lower` and `--source upper` type the whole question in lower case or in capitals, quoted values
+too: the users who never press shift, or hold it (index/casing.py's proxy).
+
 Usage: python scripts/reword.py --catalog C --queries Q --labels L --out reworded.jsonl [--seed 13]
-       [--source wordnet|embedding|typos|checked|columns]
+       [--source wordnet|embedding|typos|checked|columns|lower|upper]
 """
 
 from __future__ import annotations
@@ -273,7 +276,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--labels", required=True, type=Path)
     ap.add_argument("--out", required=True, type=Path)
     ap.add_argument("--seed", type=int, default=13)
-    ap.add_argument("--source", choices=("wordnet", "embedding", "typos", "checked", "columns"), default="wordnet")
+    ap.add_argument("--source", choices=("wordnet", "embedding", "typos", "checked", "columns", "lower", "upper"),
+                    default="wordnet")
     args = ap.parse_args(argv)
     catalog = load_catalog(args.catalog)
     by_id = {t.table_id: t for t in catalog.tables}
@@ -301,7 +305,8 @@ def main(argv: list[str] | None = None) -> int:
                     gold.update(tokenize(f"{c.name} {c.description}"))
             gold |= named
             avoid = group_stems[tables[0].group]
-            new = (misspell(q["question"], gold, rng) if args.source == "typos"
+            new = (q["question"].lower() if args.source == "lower" else q["question"].upper() if args.source == "upper"
+                   else misspell(q["question"], gold, rng) if args.source == "typos"
                    else drop_columns(q["question"], gold - named) if args.source == "columns"
                    else reword_checked(q["question"], gold, avoid, checked, rng) if checked is not None
                    else reword(q["question"], gold, avoid, wordnet, rng))

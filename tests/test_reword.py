@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import json
 import random
 import sys
+from pathlib import Path
 
 import pytest
 from conftest import ROOT
@@ -81,3 +83,15 @@ def test_column_words_are_dropped_and_table_words_kept() -> None:
     assert reword.drop_columns("What are the names and ages of singers?", columns) == "What are and of singers?"
     assert reword.drop_columns("List the singers by age.", columns) == "List the singers by."
     assert reword.drop_columns("How many singers are there?", columns) == "How many singers are there?"
+
+
+@pytest.mark.parametrize("source", ["lower", "upper"])
+def test_the_casing_proxies_type_the_whole_question_one_way(source: str, tmp_path: Path) -> None:
+    mini = ROOT / "tests" / "fixtures" / "spider_mini"
+    out = tmp_path / "cased.jsonl"
+    assert reword.main(["--source", source, "--catalog", str(mini / "catalog.json"), "--queries",
+                        str(mini / "queries.jsonl"), "--labels", str(mini / "labels.jsonl"), "--out", str(out)]) == 0
+    given = {q["query_id"]: q["question"] for q in map(json.loads, (mini / "queries.jsonl").read_text().splitlines())}
+    rows = [json.loads(line) for line in out.read_text().splitlines()]
+    assert rows and all(r["question"] == getattr(given[r["query_id"]], source)() != given[r["query_id"]]
+                        for r in rows)

@@ -152,10 +152,10 @@ def load_set(spec: str, settings: Settings, opts: Options, every: int, cache: Pa
 #: weights were fitted with; both hold every module that reads the question's text (tests/test_fit.py).
 _CHANNELS = ("query/channels.py", "query/evidence.py", "query/lookups.py", "index/registry.py")
 _MATCHING = ("index/documents.py", "index/text.py", "query/fusion.py", "index/lexical.py", "index/thesaurus.py",
-             "index/wordnet.py", "index/spelling.py", "index/abbreviations.py")
+             "index/wordnet.py", "index/spelling.py", "index/abbreviations.py", "index/casing.py")
 #: The modules that read the request around a question, the list each session's reading adds to.
-_REQUEST = ("query/request.py", "query/markup.py", "query/sentences.py", "query/boundaries.py", "query/wording.py",
-            "query/lines.py", "query/addressing.py")
+_REQUEST = ("query/reading.py", "query/request.py", "query/markup.py", "query/sentences.py", "query/boundaries.py",
+            "query/wording.py", "query/lines.py", "query/addressing.py")
 EVIDENCE_SOURCES = (*_CHANNELS, *_MATCHING, "embedders/minilm.py", "embedders/onnx_graph.py", "runtime.py",
                     "backends/stage1.py", "index/people.py", "index/vocabulary.py", *_REQUEST)
 CODE_SOURCES = (*_CHANNELS, "query/features.py", "query/confidence.py", "query/plans.py", "query/relevance.py",

@@ -19,7 +19,7 @@ from .index.partial import Budgets
 from .index.store import Index
 from .index.text import name_spans
 from .query.lookups import embedded_words, respell
-from .query.request import core
+from .query.reading import read
 
 QueryVectors = dict[str, np.ndarray]
 #: API time one build chunk may take, retries included: it bounds how far a slow API can run a channel past
@@ -125,7 +125,7 @@ def query_embedders(settings: Settings, index: Index, offline: bool = False,
     def embed(question: str) -> QueryVectors:
         out: QueryVectors = {}
         t0 = time.monotonic()
-        question = core(question, index.people.words)  # what the planner reads too (query/request.py)
+        question = read(question, index.people, index.casing)  # what the planner reads too
         names = name_spans(question)
         content = embedded_words(question, index.spelling)
         question = respell(question, index.spelling)  # the models cannot look a typo up; the names stay as given

@@ -19,6 +19,7 @@ import numpy as np
 from .. import __version__
 from ..embedders.interface import Embedder, MultiVectorEmbedder
 from . import registry, thesaurus, wordnet
+from .casing import CASING_FILE, Casing
 from .catalog import Catalog, to_compact
 from .documents import TEMPORAL_TABLES_FILE, Documents, build_documents, group_order, named_tables, temporal_tables
 from .embedding import with_channels
@@ -153,6 +154,8 @@ def _write_lexical_side(tmp: Path, catalog: Catalog, docs: Documents, log: Calla
     people = People.from_dir(names_dir(), wordnet.lexicon(wn_root) if wn_root is not None else ())
     _write_json(tmp / PEOPLE_FILE, people.as_json())
     np.save(tmp / PERSON_TABLES_FILE, person_tables(catalog, nouns))
+    casing = Casing.from_wordnet(wn_root) if wn_root is not None else Casing()
+    _write_json(tmp / CASING_FILE, casing.as_json())
     if not people.first:
         log("build: census names (package names==0.3.0) not installed; no question names a person")
     _write_json(tmp / thesaurus.RELATED_FILE, related)
@@ -171,6 +174,8 @@ def _write_lexical_side(tmp: Path, catalog: Catalog, docs: Documents, log: Calla
                           "spelling_targets": len(spelling.targets), "spelling_real_words": len(spelling.words)},
         "people": {"source": "US census 1990 (names==0.3.0)" if people.first else None,
                    "first_names": len(people.first), "last_names": len(people.last), "words": len(people.words)},
+        "casing": {"source": "WordNet 3.0" if wn_root is not None else None, "words": len(casing.words),
+                   "phrases": len(casing.phrases)},
     }
 
 

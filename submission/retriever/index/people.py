@@ -103,10 +103,10 @@ class People:
             return True
         if not self.words or not (_written_as_name(first) and _written_as_name(last)):
             return False
-        unknown = not self._is_word(la)
-        return (f in self.first and unknown) or (not self._is_word(f) and unknown and la in self.last)
+        unknown = not self.is_word(la)
+        return (f in self.first and unknown) or (not self.is_word(f) and unknown and la in self.last)
 
-    def _is_word(self, word: str) -> bool:
+    def is_word(self, word: str) -> bool:
         """A word of the dictionary, as written or as a regular plural ("awards"), or a function word (WordNet
         has no "they", "the", "if")."""
         return word in STOPWORDS or any(b in self.words for b in (word, *singulars(word)))

@@ -14,6 +14,7 @@ import numpy as np
 
 from ..errors import BadIndexError
 from . import registry
+from .casing import CASING_FILE, Casing
 from .catalog import Catalog, from_compact
 from .documents import TEMPORAL_TABLES_FILE, group_order
 from .lexical import LexicalIndex
@@ -75,6 +76,8 @@ class Index:
     dense_words: dict[str, np.ndarray] = field(default_factory=dict)
     #: Tables with a column saying when (documents.temporal_tables).
     temporal: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.bool_))
+    #: The capitals a question typed without any would have had (index/casing.py).
+    casing: Casing = field(default_factory=Casing)
 
     @property
     def channels(self) -> list[str]:
@@ -201,6 +204,9 @@ def _load_index(index_dir: Path) -> Index:
         people_path = index_dir / PEOPLE_FILE  # an index built before it names no person
         people = (People.from_json(json.loads(people_path.read_text(encoding="utf-8")))
                   if people_path.is_file() else People())
+        casing_path = index_dir / CASING_FILE  # an index built before it restores no capitals
+        casing = (Casing.from_json(json.loads(casing_path.read_text(encoding="utf-8")))
+                  if casing_path.is_file() else Casing())
         persons = (np.load(index_dir / PERSON_TABLES_FILE, allow_pickle=False)
                    if (index_dir / PERSON_TABLES_FILE).is_file() else np.zeros(len(catalog.tables), dtype=np.bool_))
         temporal = (np.load(index_dir / TEMPORAL_TABLES_FILE, allow_pickle=False)  # none before it was built
@@ -237,7 +243,7 @@ def _load_index(index_dir: Path) -> Index:
         raise BadIndexError(f"index in {str(index_dir)!r} has name stems that do not match its catalog; rebuild it")
     return Index(catalog, manifest, lexical, column_table, table_group, groups, value_phrases,
                  relationship_links(catalog), table_stems, group_stems, dense, multi, named, dense_done, related,
-                 instances, derived, spelling, people, persons, vocabulary, dense_words, temporal)
+                 instances, derived, spelling, people, persons, vocabulary, dense_words, temporal, casing)
 
 
 def _split_done(ch: str, done: np.ndarray, counts: Mapping[str, int],

@@ -55,9 +55,9 @@ class WordNet:
     others what tells the nouns' verbs, adjectives and irregular forms."""
 
     def __init__(self, root: Path) -> None:
-        self.senses = {p[0]: [int(o) for o in p[-int(p[2]):]] for p in _records(root / "index.noun")}
+        self.senses = {p[0]: [int(o) for o in p[-int(p[2]):]] for p in records(root / "index.noun")}
         self.exceptions: dict[str, str] = {}
-        for form, base in _exceptions(root / "noun.exc"):
+        for form, base in exceptions(root / "noun.exc"):
             self.exceptions.setdefault(form, base)
         #: Sense counts of verbs and of adjectives ("verb", "adj" -> word -> senses), and their irregular
         #: forms: which words are mostly no nouns.
@@ -66,9 +66,9 @@ class WordNet:
         #: Verb -> its irregular forms ("teach" -> "taught"), which share no stem with it.
         self.verb_forms: dict[str, list[str]] = {}
         for pos in ("verb", "adj"):
-            for p in _records(root / f"index.{pos}"):
+            for p in records(root / f"index.{pos}"):
                 self.senses_of[pos][p[0]] = int(p[2])
-            for form, base in _exceptions(root / f"{pos}.exc"):
+            for form, base in exceptions(root / f"{pos}.exc"):
                 self.other_exceptions.setdefault(form, base)
                 if pos == "verb":
                     self.verb_forms.setdefault(base, []).append(form)
@@ -227,7 +227,7 @@ def _pertainyms(path: Path) -> list[tuple[list[str], int]]:
     return out
 
 
-def _records(path: Path) -> list[list[str]]:
+def records(path: Path) -> list[list[str]]:
     """The fields of a WordNet index file's records (lines starting with a space are its licence); none when
     the file is missing (a copy without verbs or adjectives)."""
     if not path.is_file():
@@ -236,9 +236,9 @@ def _records(path: Path) -> list[list[str]]:
         return [line.split() for line in f if not line.startswith(" ")]
 
 
-def _exceptions(path: Path) -> list[tuple[str, str]]:
+def exceptions(path: Path) -> list[tuple[str, str]]:
     """(inflected form, base form) pairs of an exception list."""
-    return [(p[0], p[1]) for p in _records(path) if len(p) >= 2]
+    return [(p[0], p[1]) for p in records(path) if len(p) >= 2]
 
 
 def bases(word: str) -> tuple[str, ...]:
@@ -271,8 +271,8 @@ def _lexicon_words(root: Path) -> Iterator[str]:
     """Every one-word lemma of WordNet's index files (all parts of speech) and every irregular form of its
     exception lists, lower-cased: what counts as a real word (index/spelling.py, index/people.py)."""
     for pos in ("noun", "verb", "adj", "adv"):
-        lemmas = (p[0] for p in _records(root / f"index.{pos}"))
-        irregular = (w for pair in _exceptions(root / f"{pos}.exc") for w in pair)
+        lemmas = (p[0] for p in records(root / f"index.{pos}"))
+        irregular = (w for pair in exceptions(root / f"{pos}.exc") for w in pair)
         for word in (*lemmas, *irregular):
             if "_" not in word and word.isalpha():
                 yield word.lower()

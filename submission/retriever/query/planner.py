@@ -31,8 +31,8 @@ from .features import (
 )
 from .model import SoftmaxModel, softmax
 from .plans import Plan, enumerate_plans, joins_among, plan_pool
+from .reading import read
 from .relevance import TABLE_FEATURES, TableShape, table_features
-from .request import core
 from .selection import N_TABLES, Candidate, JoinFacts, Selection, select
 
 #: Ordinal words as the digits that number alternative columns ("the first team" says `Team_1`).
@@ -138,8 +138,8 @@ class Planner:
         return self.channels.layout
 
     def evidence(self, question: str, query_vectors: Mapping[str, np.ndarray], opts: Options) -> Evidence:
-        return self.channels.evidence(core(question, self.index.people.words), self.adapted(query_vectors), opts.rrf_k,
-                                      opts.disabled_channels)
+        return self.channels.evidence(read(question, self.index.people, self.index.casing),
+                                      self.adapted(query_vectors), opts.rrf_k, opts.disabled_channels)
 
     def adapted(self, query_vectors: Mapping[str, np.ndarray]) -> Mapping[str, np.ndarray]:
         """The query vectors plus the adapter's map of its channel's question vector, when the index's model

@@ -1,0 +1,185 @@
+"""Casing: the capitals a question typed without any would have had ("in canada" -> "in Canada").
+
+Capitals carry evidence: a capitalised run is a name whose column has to be guessed (text.name_spans), a
+census first and last name a person (people.py), "Finland" a `country` (the thesaurus's instances). A user
+who types in lower case, or in capitals throughout, gives none of it: held-out BIRD questions lower-cased
+lose 20 of 1,872, Spider dev's 7 of 1,011. At build, WordNet says which words are names more often than
+words: a lemma whose senses written with a capital are tagged more often in its sense-tagged corpus than
+its senses in lower case and those of the words it could be an inflection of, or, where none is tagged, that
+has more senses as a name, or as a place as many ("Canada", "English", "USA", "Bolivia"; not "singer",
+whose Singers are untagged persons, nor "tours", the plural of "tour", nor "burger"), with their regular
+plurals; and the names of several words it writes only with capitals ("New York", "Social Security"; not
+"post office", nor "the City"). At search, a question with no capital of its own past its sentences' first
+letters (quotes aside), or with nothing but capitals, is given those; a census first name no dictionary
+knows is a person's where a census last name or a possessive follows ("kerry pryor", "kyle's"), and a
+census last name after a first name is one ("harrison ford"). A question that capitalises anything itself
+is left as its writer cased it.
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_right
+from collections import Counter
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .people import People
+from .text import STOPWORDS
+from .wordnet import bases, exceptions, records
+
+CASING_FILE = "casing.json"
+#: Longest name of several words looked up, in words.
+MAX_PHRASE_WORDS = 4
+#: Words WordNet lacks or files as names that a lower-case question uses as words ("may" is a month).
+_NOT_NAMES = frozenset({"may", "might", "must", "shall", "else"})
+#: WordNet's lexicographer file of places (noun.location).
+_LOCATIONS = "15"
+_POS = {"1": "noun", "2": "verb", "3": "adj", "4": "adv", "5": "adj"}
+#: A word as a question writes it between spaces and punctuation: not a piece of a URL, path or address.
+_WORD = re.compile(r"(?<![^\s(\[])[A-Za-z]+(?:'s)?(?=[\s,;?!)\]]|[.:](?!\S)|$)")
+_QUOTED = re.compile(r"\"[^\"]*\"|\u201c[^\u201d]*\u201d|(?<!\w)'[^']*'(?!\w)")
+
+
+@dataclass(frozen=True)
+class Casing:
+    """Lower-case words and names of several words -> how WordNet writes them."""
+
+    words: Mapping[str, str] = field(default_factory=dict)
+    phrases: Mapping[str, str] = field(default_factory=dict)
+
+    @classmethod
+    def from_wordnet(cls, root: Path) -> Casing:
+        capital, places, phrases = _capitals(root)
+        tags: dict[bool, Counter[str]] = {True: Counter(), False: Counter()}
+        senses: dict[bool, Counter[str]] = {True: Counter(), False: Counter()}
+        form: dict[str, tuple[int, str]] = {}
+        place: set[str] = set()
+        for sense_key, offset, _, count in records(root / "index.sense"):
+            lemma, kind = sense_key.split("%")
+            synset = (_POS[kind[0]], int(offset))
+            written = capital.get(synset, {}).get(lemma)
+            tags[written is not None][lemma] += int(count)
+            senses[written is not None][lemma] += 1
+            if written is not None and synset in places:
+                place.add(lemma)
+            if written is not None and (lemma not in form or int(count) > form[lemma][0]):
+                form[lemma] = (int(count), written)
+        irregular: dict[str, list[str]] = {}
+        for pos in ("noun", "verb", "adj", "adv"):
+            for inflected, base in exceptions(root / f"{pos}.exc"):
+                irregular.setdefault(inflected, []).append(base)
+
+        def words_near(word: str) -> tuple[str, ...]:
+            """The word and what it could be an inflection of ("tours" -> tour, "led" -> lead)."""
+            return (word, *bases(word), *irregular.get(word, ()))
+
+        def lower_case(word: str) -> tuple[int, int]:
+            near = words_near(word)
+            return max(tags[False][w] for w in near), max(senses[False][w] for w in near)
+
+        words = {}
+        for lemma, (_, written) in sorted(form.items()):
+            if len(lemma) < 3 or not lemma.isalpha() or len(written) != len(lemma):
+                continue
+            lower_tags, lower_senses = lower_case(lemma)
+            # Where no sense is tagged, more senses as a name, or a place as much as a word ("Bolivia", a card game).
+            if tags[True][lemma] > lower_tags or (tags[True][lemma] == lower_tags == 0 and (
+                    senses[True][lemma] > lower_senses or (lemma in place and senses[True][lemma] == lower_senses))):
+                words[lemma] = written
+        for lemma, written in list(words.items()):
+            plural = _plural(lemma)
+            if plural not in words and plural not in senses[True] and lower_case(plural) == (0, 0):
+                words[plural] = _plural(written)
+        return cls(words, phrases)
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Mapping[str, str]]) -> Casing:
+        return cls(dict(data.get("words", {})), dict(data.get("phrases", {})))
+
+    def as_json(self) -> dict[str, dict[str, str]]:
+        return {"words": dict(self.words), "phrases": dict(self.phrases)}
+
+    def restore(self, text: str, people: People) -> str:
+        """The text with the capitals its names would have, when its writer gave it none of its own."""
+        quotes = [m.span() for m in _QUOTED.finditer(text)]
+        starts = [a for a, _ in quotes]
+        toks = [m for m in _WORD.finditer(text)
+                if (q := bisect_right(starts, m.start()) - 1) < 0 or m.start() >= quotes[q][1]]
+        shouted = len(toks) > 1 and all(c.isupper() for m in toks for c in m.group() if c.isalpha())
+        if not toks or (not shouted and any(m.group()[0].isupper() and m.group() != "I"
+                                            and not _opens_sentence(text, m.start()) for m in toks)):
+            return text
+        out = list(text)
+        words = [m.group().lower() for m in toks]
+        if shouted:
+            for m, w in zip(toks, words, strict=True):
+                out[m.start():m.end()] = w
+        i, first, named = 0, False, False
+        while i < len(toks):
+            n = next((n for n in range(min(MAX_PHRASE_WORDS, len(toks) - i), 1, -1)
+                      if " ".join(words[i:i + n]) in self.phrases
+                      and text[toks[i].start():toks[i + n - 1].end()].count(" ") == n - 1), 0)
+            if n:
+                out[toks[i].start():toks[i + n - 1].end()] = self.phrases[" ".join(words[i:i + n])]
+                i, first, named = i + n, False, False
+                continue
+            word = words[i].removesuffix("'s")
+            plain = word in STOPWORDS or word in _NOT_NAMES or len(word) < 3
+            written = None if plain else self.words.get(word)
+            last = not plain and word in people.last and (named or first)
+            # A first name no dictionary knows is a person's when a possessive or a last name follows that is no
+            # word or a name ("kerry pryor", not "alexa ask").
+            following = words[i + 1].removesuffix("'s") if i + 1 < len(words) else ""
+            named = (not plain and written is None and word in people.first and not people.is_word(word)
+                     and (words[i].endswith("'s") or (following in people.last and (
+                         following in self.words or not people.is_word(following)))))
+            if written is None and (named or last):
+                written = word.capitalize()
+            if written is not None:
+                out[toks[i].start():toks[i].start() + len(word)] = written
+            first = written is not None and word in people.first and not last  # "Susan Wilson pay"
+            i += 1
+        return "".join(out)
+
+
+
+def _opens_sentence(text: str, start: int) -> bool:
+    """Whether the word at `start` is the first of its sentence, line or quote, whose capital says nothing."""
+    j = start - 1
+    while j >= 0 and text[j] in " \t":
+        j -= 1
+    return j < 0 or text[j] in ".?!:\n\"'(\u201c"
+
+
+def _capitals(root: Path) -> tuple[dict[tuple[str, int], dict[str, str]], set[tuple[str, int]], dict[str, str]]:
+    """Per synset, the words it writes with a capital only ("Sun" beside "sun" is the same word); the synsets
+    of places; and the names of several words WordNet writes with capitals and never in lower case, that
+    start with no function word."""
+    capital: dict[tuple[str, int], dict[str, str]] = {}
+    places: set[tuple[str, int]] = set()
+    lower_phrases: set[str] = set()
+    capital_phrases: dict[str, str] = {}
+    for pos in ("noun", "verb", "adj", "adv"):
+        for rec in records(root / f"data.{pos}"):
+            written = [re.sub(r"\(.*\)$", "", w) for w in rec[4:4 + 2 * int(rec[3], 16):2]]
+            lower = {w for w in written if w.islower()}
+            capitals = {w.lower(): w for w in written if w.lower() != w and w.lower() not in lower}
+            if capitals:
+                capital[(pos, int(rec[0]))] = capitals
+            if rec[1] == _LOCATIONS:
+                places.add((pos, int(rec[0])))
+            lower_phrases.update(w for w in lower if "_" in w)
+            for key, w in capitals.items():
+                if "_" in key:
+                    capital_phrases.setdefault(key, w)
+    phrases = {k.replace("_", " "): v.replace("_", " ") for k, v in sorted(capital_phrases.items())
+               if k not in lower_phrases and k.split("_")[0] not in STOPWORDS
+               and 2 <= k.count("_") + 1 <= MAX_PHRASE_WORDS and k.replace("_", "").isalpha()}
+    return capital, places, phrases
+
+
+def _plural(word: str) -> str:
+    """The regular plural: "Indian" -> "Indians", "Sox" -> "Soxes", "Kennedy" -> "Kennedys"."""
+    return word + "es" if word.lower().endswith(("s", "x", "z", "ch", "sh")) else word + "s"
