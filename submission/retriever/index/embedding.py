@@ -40,6 +40,8 @@ def with_channels(work: Callable[[], _T], tmp: Path, docs: Documents, dense: Map
         return [], work()
     with ThreadPoolExecutor(len(jobs), thread_name_prefix="build-channel") as pool:
         running = [pool.submit(job) for job in jobs]
+        for r in running:  # a channel's bug stops the others now, not once the lexical side is done
+            r.add_done_callback(lambda f: stop.set() if not f.cancelled() and f.exception() is not None else None)
         try:
             done = work()
             return [r.result() for r in running], done
