@@ -89,6 +89,19 @@ def test_dense_similarity_above_the_floor_counts_as_evidence(retriever: Retrieve
     assert "local 0.25" in summarize_evidence(weak).warning()
 
 
+def test_the_text_output_says_what_was_read_where_it_is_not_the_question(retriever: Retriever) -> None:
+    """The request around a question is cut and a question typed without capitals gets its names' capitals
+    (index/casing.py, where the index has WordNet's); the user sees the text the channels read."""
+    assert "read as:" not in retriever.search(REAL).explain().split("\nlegend:\n")[0]
+    wrapped = retriever.search(f"Write a SQL query to answer this question: {REAL}").explain()
+    assert f"read as: {REAL}" in wrapped.split("\nlegend:\n")[0]
+    lower = retriever.search(REAL.lower()).explain().split("\nlegend:\n")[0]
+    if retriever.index.casing.words:  # "john" is also a word (WordNet's), so only WordNet's "Williams" is a name
+        assert "read as: show names for all aircrafts of which john Williams has certificates." in lower
+    else:
+        assert "read as:" not in lower
+
+
 def test_text_output_has_a_legend_for_every_term_it_prints(retriever: Retriever) -> None:
     text = retriever.search(REAL).explain()
     body, legend = text.split("\nlegend:\n")

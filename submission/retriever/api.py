@@ -24,6 +24,7 @@ from .errors import ConfigError
 from .index import registry
 from .index.store import Index, load_index, load_schema_details, recorded_channels
 from .query.planner import Answer, Options, Planner, default_models
+from .query.reading import read
 from .query.selection import MAX_JOINS, N_TABLES
 from .runtime import QueryVectors, local_embedder, query_embedders
 
@@ -61,9 +62,11 @@ class SearchResult:
 
     def explain(self) -> str:
         """Multi-line text: each table's share, plans and evidence, the joins, a warning, a legend."""
+        index = self.retriever.index
+        text = read(self.question, index.people, index.casing)
         return explain(self.retriever.planner, self.answer, [(self._pos(t.table_id), t.probability)
                                                              for t in self.tables],
-                       self.evidence, self.confidence)
+                       self.evidence, self.confidence, text if text.strip() != self.question.strip() else None)
 
     def ddl(self) -> str:
         """CREATE TABLE statements for the chosen tables, most relevant first, ready for a text-to-SQL prompt."""

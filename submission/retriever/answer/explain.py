@@ -91,6 +91,8 @@ LEGEND = (
                    "top database's probability and how much of the question the catalog matches"),
     ("low evidence", "no question term matches a table, column or sample value and dense similarity is "
                      "weak: the answer is a guess"),
+    ("read as", "the question as the channels read it, where that is not as given: the request around it cut "
+                "(\"Write a SQL query for: ...\") and, in a question typed without capitals, its names' capitals"),
     ("groups / group G p=", "databases (or schemas) with their probability of holding the question's tables, "
                             "by their tables and then by how well their best plans fit"),
     ("question terms", "the question's words after stop-word removal and Snowball stemming "
@@ -126,14 +128,17 @@ def legend() -> str:
 
 
 def explain(planner: Planner, answer: Answer, ranked: list[tuple[int, float]], evidence: EvidenceSummary,
-            confidence: float) -> str:
-    """Multi-line explanation: tables by relevance with plans and evidence, joins with plan mass, legend."""
+            confidence: float, read_as: str | None = None) -> str:
+    """Multi-line explanation: tables by relevance with plans and evidence, joins with plan mass, legend.
+    `read_as` is the text the channels read where it is not the question as given (query/reading.py)."""
     cat = planner.index.catalog
     lines = []
     warning = evidence.warning()
     if warning:
         lines.append(f"WARNING: {warning}")
     lines.append(f"confidence {confidence:.3f}")
+    if read_as is not None:
+        lines.append(f"read as: {read_as}")
     lines.append("groups: " + ", ".join(f"{g} {p:.3f}" for g, p in answer.group_probs.items()))
     if answer.evidence is not None:
         lines.append(f"question terms: {' '.join(answer.evidence.terms) or '(none)'}"
