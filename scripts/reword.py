@@ -26,10 +26,12 @@ names and ages of singers" -> "the and of singers"; an article before a dropped 
 question that leaves its columns implicit.
 
 `--source lower` and `--source upper` type the whole question in lower case or in capitals, quoted values
-too: the users who never press shift, or hold it (index/casing.py's proxy).
+too: the users who never press shift, or hold it (index/casing.py's proxy). `--source careless` keeps the
+question's first name as typed and writes the later ones in lower case: the writer who capitalises one name
+and not the next.
 
 Usage: python scripts/reword.py --catalog C --queries Q --labels L --out reworded.jsonl [--seed 13]
-       [--source wordnet|embedding|typos|checked|columns|lower|upper]
+       [--source wordnet|embedding|typos|checked|columns|lower|upper|careless]
 """
 
 from __future__ import annotations
@@ -37,6 +39,7 @@ from __future__ import annotations
 import argparse
 import json
 import random
+import re
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -259,6 +262,27 @@ def drop_columns(question: str, column_stems: set[str]) -> str:
     return " ".join(out)
 
 
+_CAPITALISED = re.compile(r"[A-Za-z]*[A-Z][A-Za-z]*")
+_QUOTE = re.compile(r"\"[^\"]*\"|'[^']*'")
+
+
+def careless(question: str) -> str:
+    """The question with its first name kept as typed and the later ones in lower case: "Tom Cruise ... Canada"
+    -> "Tom Cruise ... canada". A capital that opens a sentence, "I" and quoted values stay."""
+    quoted = [m.span() for m in _QUOTE.finditer(question)]
+    out, runs, last_end = list(question), 0, None
+    for m in _CAPITALISED.finditer(question):
+        before = question[:m.start()].rstrip()
+        if m.group() == "I" or not before or before[-1] in ".?!:\n" or any(a <= m.start() < b for a, b in quoted):
+            continue
+        if last_end is None or question[last_end:m.start()].strip():  # not the next word of the same name
+            runs += 1
+        last_end = m.end()
+        if runs > 1:
+            out[m.start():m.end()] = m.group().lower()
+    return "".join(out)
+
+
 def database_stems(catalog: Catalog) -> dict[str, set[str]]:
     """Each database's schema words: the stems of its table and column names and descriptions."""
     out: dict[str, set[str]] = {}
@@ -276,7 +300,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--labels", required=True, type=Path)
     ap.add_argument("--out", required=True, type=Path)
     ap.add_argument("--seed", type=int, default=13)
-    ap.add_argument("--source", choices=("wordnet", "embedding", "typos", "checked", "columns", "lower", "upper"),
+    ap.add_argument("--source", choices=("wordnet", "embedding", "typos", "checked", "columns", "lower", "upper",
+                                         "careless"),
                     default="wordnet")
     args = ap.parse_args(argv)
     catalog = load_catalog(args.catalog)
@@ -306,6 +331,7 @@ def main(argv: list[str] | None = None) -> int:
             gold |= named
             avoid = group_stems[tables[0].group]
             new = (q["question"].lower() if args.source == "lower" else q["question"].upper() if args.source == "upper"
+                   else careless(q["question"]) if args.source == "careless"
                    else misspell(q["question"], gold, rng) if args.source == "typos"
                    else drop_columns(q["question"], gold - named) if args.source == "columns"
                    else reword_checked(q["question"], gold, avoid, checked, rng) if checked is not None

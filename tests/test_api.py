@@ -96,8 +96,8 @@ def test_the_text_output_says_what_was_read_where_it_is_not_the_question(retriev
     wrapped = retriever.search(f"Write a SQL query to answer this question: {REAL}").explain()
     assert f"read as: {REAL}" in wrapped.split("\nlegend:\n")[0]
     lower = retriever.search(REAL.lower()).explain().split("\nlegend:\n")[0]
-    if retriever.index.casing.words:  # "john" is also a word (WordNet's), so only WordNet's "Williams" is a name
-        assert "read as: show names for all aircrafts of which john Williams has certificates." in lower
+    if retriever.index.casing.words:  # "john" is also a word, but before WordNet's "Williams" a first name
+        assert "read as: show names for all aircrafts of which John Williams has certificates." in lower
     else:
         assert "read as:" not in lower
 

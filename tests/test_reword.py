@@ -95,3 +95,15 @@ def test_the_casing_proxies_type_the_whole_question_one_way(source: str, tmp_pat
     rows = [json.loads(line) for line in out.read_text().splitlines()]
     assert rows and all(r["question"] == getattr(given[r["query_id"]], source)() != given[r["query_id"]]
                         for r in rows)
+
+
+@pytest.mark.parametrize(("question", "careless"), [
+    ("How many movies did Tom Cruise make in Canada?", "How many movies did Tom Cruise make in canada?"),
+    ("Which airlines fly from Aberdeen to Ashley? List them. Then Boston.",
+     "Which airlines fly from Aberdeen to ashley? List them. Then boston."),  # sentence starts stay
+    ("Is the 'Hey Jude' song by The Beatles in the UK charts?",
+     "Is the 'Hey Jude' song by The Beatles in the uk charts?"),  # a quoted value is no name typed
+    ("How many singers are from France?", "How many singers are from France?"),  # one name: as typed
+])
+def test_the_careless_proxy_leaves_the_first_name_alone_and_lowers_the_rest(question: str, careless: str) -> None:
+    assert reword.careless(question) == careless

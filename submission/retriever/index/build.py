@@ -28,7 +28,7 @@ from .partial import Budgets
 from .people import PEOPLE_FILE, PERSON_TABLES_FILE, People, names_dir, person_tables
 from .spelling import SPELLING_FILE, build_spelling
 from .store import DETAILS_FILE, FORMAT_VERSION, LEXICAL, engine_owned, sha256_file
-from .text import schema_tokens, tokenize
+from .text import schema_tokens, tokenize, words
 from .vocabulary import VOCABULARY_FILE, catalog_vocabulary
 
 #: No time budget on any channel (tests and in-process builds; the entry point passes the configured ones).
@@ -71,11 +71,11 @@ def build_index(
             f"{len(docs.group_tokens)} groups, {len(catalog.relationships)} relationships")
         quality: dict[str, float] = {}
         vocabulary = catalog_vocabulary(catalog) if dense else []
-        words: dict[str, int] = {}
+        embedded: dict[str, int] = {}
         covs, lexical = with_channels(partial(_write_lexical_side, tmp, catalog, docs, log, t0, usage or {}), tmp, docs,
-                                      dense or {}, multi or {}, budgets, log, quality, vocabulary, words)
+                                      dense or {}, multi or {}, budgets, log, quality, vocabulary, embedded)
         channels = [c.manifest for c in registry.LEXICAL if c.manifest is not None]
-        if any(words.values()):  # the rows of no channel's word vectors: no list to look them up in
+        if any(embedded.values()):  # the rows of no channel's word vectors: no list to look them up in
             _write_json(tmp / VOCABULARY_FILE, vocabulary)
         channels += [c.channel for c in covs if c.usable]
         backend = engine(tmp, docs, channels, log) if engine else {"kind": "in-process"}
@@ -91,7 +91,7 @@ def build_index(
             "channels": channels,
             **lexical,
             "dense_quality": quality,
-            "vocabulary": {"words": len(vocabulary), "embedded": words},
+            "vocabulary": {"words": len(vocabulary), "embedded": embedded},
             "coverage": {c.channel: c.as_json() for c in covs},
             "backend": backend,
             "embedders": {**{n: e.name for n, e in (dense or {}).items()},
@@ -154,7 +154,9 @@ def _write_lexical_side(tmp: Path, catalog: Catalog, docs: Documents, log: Calla
     people = People.from_dir(names_dir(), wordnet.lexicon(wn_root) if wn_root is not None else ())
     _write_json(tmp / PEOPLE_FILE, people.as_json())
     np.save(tmp / PERSON_TABLES_FILE, person_tables(catalog, nouns))
-    casing = Casing.from_wordnet(wn_root) if wn_root is not None else Casing()
+    identifiers = {w for ws in thesaurus.schema_words(catalog) for w in ws} | {
+        w for g in {t.group for t in catalog.tables} for w in words(g)}
+    casing = Casing.from_wordnet(wn_root, identifiers) if wn_root is not None else Casing()
     _write_json(tmp / CASING_FILE, casing.as_json())
     if not people.first:
         log("build: census names (package names==0.3.0) not installed; no question names a person")
@@ -175,7 +177,7 @@ def _write_lexical_side(tmp: Path, catalog: Catalog, docs: Documents, log: Calla
         "people": {"source": "US census 1990 (names==0.3.0)" if people.first else None,
                    "first_names": len(people.first), "last_names": len(people.last), "words": len(people.words)},
         "casing": {"source": "WordNet 3.0" if wn_root is not None else None, "words": len(casing.words),
-                   "phrases": len(casing.phrases)},
+                   "phrases": len(casing.phrases), "names_only": len(casing.only)},
     }
 
 

@@ -12,8 +12,11 @@ plurals; and the names of several words it writes only with capitals ("New York"
 "post office", nor "the City"). At search, a question with no capital of its own past its sentences' first
 letters (quotes aside), or with nothing but capitals, is given those; a census first name no dictionary
 knows is a person's where a census last name or a possessive follows ("kerry pryor", "kyle's"), and a
-census last name after a first name is one ("harrison ford"). A question that capitalises anything itself
-is left as its writer cased it.
+census last name after a first name is one ("harrison ford"), and so is a census first name that is also a
+word before a last name that is no word or a name ("john williams"). A question that capitalises anything
+itself keeps its writer's casing but for the names WordNet never writes in lower case ("students from
+canada", "flights to new york") and a person whose first name no dictionary knows ("susan wilson"): a writer
+who capitalises one name may not bother with the next.
 """
 
 from __future__ import annotations
@@ -21,9 +24,10 @@ from __future__ import annotations
 import re
 from bisect import bisect_right
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from .people import People
 from .text import STOPWORDS
@@ -32,8 +36,9 @@ from .wordnet import bases, exceptions, records
 CASING_FILE = "casing.json"
 #: Longest name of several words looked up, in words.
 MAX_PHRASE_WORDS = 4
-#: Words WordNet lacks or files as names that a lower-case question uses as words ("may" is a month).
-_NOT_NAMES = frozenset({"may", "might", "must", "shall", "else"})
+#: Words WordNet lacks or files as names that a lower-case question uses as words ("may" is a month), and
+#: census first names a question asks with ("how many app users", "how long").
+_NOT_NAMES = frozenset({"may", "might", "must", "shall", "else", "many", "long"})
 #: WordNet's lexicographer file of places (noun.location).
 _LOCATIONS = "15"
 _POS = {"1": "noun", "2": "verb", "3": "adj", "4": "adv", "5": "adj"}
@@ -48,10 +53,14 @@ class Casing:
 
     words: Mapping[str, str] = field(default_factory=dict)
     phrases: Mapping[str, str] = field(default_factory=dict)
+    #: The words WordNet writes only with a capital, nor in lower case as any word they could inflect.
+    only: frozenset[str] = frozenset()
 
     @classmethod
-    def from_wordnet(cls, root: Path) -> Casing:
-        capital, places, phrases = _capitals(root)
+    def from_wordnet(cls, root: Path, schema: Iterable[str] = ()) -> Casing:
+        """`schema`: the catalog's identifier words, which a writer who cases names may mean in lower case
+        (`gpa`, `url`, `thomas_id`)."""
+        capital, places, phrases, lower = _capitals(root)
         tags: dict[bool, Counter[str]] = {True: Counter(), False: Counter()}
         senses: dict[bool, Counter[str]] = {True: Counter(), False: Counter()}
         form: dict[str, tuple[int, str]] = {}
@@ -92,34 +101,39 @@ class Casing:
             plural = _plural(lemma)
             if plural not in words and plural not in senses[True] and lower_case(plural) == (0, 0):
                 words[plural] = _plural(written)
-        return cls(words, phrases)
+        used = {w.lower() for w in schema}
+        only = frozenset(w for w in words if w not in used and not any(n in lower or n in used for n in words_near(w)))
+        return cls(words, phrases, only)
 
     @classmethod
     def from_json(cls, data: Mapping[str, Mapping[str, str]]) -> Casing:
-        return cls(dict(data.get("words", {})), dict(data.get("phrases", {})))
+        return cls(dict(data.get("words", {})), dict(data.get("phrases", {})), frozenset(data.get("only", ())))
 
-    def as_json(self) -> dict[str, dict[str, str]]:
-        return {"words": dict(self.words), "phrases": dict(self.phrases)}
+    def as_json(self) -> dict[str, Any]:
+        return {"words": dict(self.words), "phrases": dict(self.phrases), "only": sorted(self.only)}
 
     def restore(self, text: str, people: People) -> str:
-        """The text with the capitals its names would have, when its writer gave it none of its own."""
+        """The text with the capitals its names would have: all of them when its writer gave it none of its
+        own, else those of the names WordNet never writes in lower case."""
         quotes = [m.span() for m in _QUOTED.finditer(text)]
         starts = [a for a, _ in quotes]
         toks = [m for m in _WORD.finditer(text)
                 if (q := bisect_right(starts, m.start()) - 1) < 0 or m.start() >= quotes[q][1]]
-        shouted = len(toks) > 1 and all(c.isupper() for m in toks for c in m.group() if c.isalpha())
-        if not toks or (not shouted and any(m.group()[0].isupper() and m.group() != "I"
-                                            and not _opens_sentence(text, m.start()) for m in toks)):
+        if not toks:
             return text
+        shouted = len(toks) > 1 and all(c.isupper() for m in toks for c in m.group() if c.isalpha())
+        cased = not shouted and any(m.group()[0].isupper() and m.group() != "I"
+                                    and not _opens_sentence(text, m.start()) for m in toks)
         out = list(text)
         words = [m.group().lower() for m in toks]
+        typed_lower = [m.group().islower() for m in toks]
         if shouted:
             for m, w in zip(toks, words, strict=True):
                 out[m.start():m.end()] = w
         i, first, named = 0, False, False
         while i < len(toks):
             n = next((n for n in range(min(MAX_PHRASE_WORDS, len(toks) - i), 1, -1)
-                      if " ".join(words[i:i + n]) in self.phrases
+                      if " ".join(words[i:i + n]) in self.phrases and (not cased or all(typed_lower[i:i + n]))
                       and text[toks[i].start():toks[i + n - 1].end()].count(" ") == n - 1), 0)
             if n:
                 out[toks[i].start():toks[i + n - 1].end()] = self.phrases[" ".join(words[i:i + n])]
@@ -128,13 +142,26 @@ class Casing:
             word = words[i].removesuffix("'s")
             plain = word in STOPWORDS or word in _NOT_NAMES or len(word) < 3
             written = None if plain else self.words.get(word)
-            last = not plain and word in people.last and (named or first)
-            # A first name no dictionary knows is a person's when a possessive or a last name follows that is no
-            # word or a name ("kerry pryor", not "alexa ask").
             following = words[i + 1].removesuffix("'s") if i + 1 < len(words) else ""
-            named = (not plain and written is None and word in people.first and not people.is_word(word)
-                     and (words[i].endswith("'s") or (following in people.last and (
-                         following in self.words or not people.is_word(following)))))
+            surname = following in people.last and (following in self.words or not people.is_word(following))
+            if cased:  # the writer's casing, but for a name that is no word, and a person no word names
+                if written is not None and typed_lower[i] and word in self.only:
+                    out[toks[i].start():toks[i].start() + len(word)] = written
+                elif (not plain and written is None and surname and all(typed_lower[i:i + 2])
+                      and word in people.first and not people.is_word(word)
+                      and text[toks[i].end():toks[i + 1].start()] == " "):
+                    out[toks[i].start():toks[i].start() + len(word)] = word.capitalize()
+                    out[toks[i + 1].start():toks[i + 1].start() + len(following)] = (
+                        self.words.get(following) or following.capitalize())
+                    i += 1
+                i += 1
+                continue
+            last = not plain and word in people.last and (named or first)
+            # A census first name is a person's before a last name that is no word or a name ("kerry pryor",
+            # "john williams"; not "alexa ask"), and one no dictionary knows also as a possessive ("kyle's").
+            possessive, unknown = words[i].endswith("'s"), not people.is_word(word)
+            named = (not plain and written is None and word in people.first
+                     and ((surname and (unknown or not possessive)) or (possessive and unknown)))
             if written is None and (named or last):
                 written = word.capitalize()
             if written is not None:
@@ -142,7 +169,6 @@ class Casing:
             first = written is not None and word in people.first and not last  # "Susan Wilson pay"
             i += 1
         return "".join(out)
-
 
 
 def _opens_sentence(text: str, start: int) -> bool:
@@ -153,13 +179,14 @@ def _opens_sentence(text: str, start: int) -> bool:
     return j < 0 or text[j] in ".?!:\n\"'(\u201c"
 
 
-def _capitals(root: Path) -> tuple[dict[tuple[str, int], dict[str, str]], set[tuple[str, int]], dict[str, str]]:
+def _capitals(root: Path) -> tuple[dict[tuple[str, int], dict[str, str]], set[tuple[str, int]], dict[str, str],
+                                   set[str]]:
     """Per synset, the words it writes with a capital only ("Sun" beside "sun" is the same word); the synsets
-    of places; and the names of several words WordNet writes with capitals and never in lower case, that
-    start with no function word."""
+    of places; the names of several words WordNet writes with capitals and never in lower case, that start
+    with no function word; and every word it writes in lower case somewhere."""
     capital: dict[tuple[str, int], dict[str, str]] = {}
     places: set[tuple[str, int]] = set()
-    lower_phrases: set[str] = set()
+    lower_words: set[str] = set()
     capital_phrases: dict[str, str] = {}
     for pos in ("noun", "verb", "adj", "adv"):
         for rec in records(root / f"data.{pos}"):
@@ -170,14 +197,14 @@ def _capitals(root: Path) -> tuple[dict[tuple[str, int], dict[str, str]], set[tu
                 capital[(pos, int(rec[0]))] = capitals
             if rec[1] == _LOCATIONS:
                 places.add((pos, int(rec[0])))
-            lower_phrases.update(w for w in lower if "_" in w)
+            lower_words.update(lower)
             for key, w in capitals.items():
                 if "_" in key:
                     capital_phrases.setdefault(key, w)
     phrases = {k.replace("_", " "): v.replace("_", " ") for k, v in sorted(capital_phrases.items())
-               if k not in lower_phrases and k.split("_")[0] not in STOPWORDS
+               if k not in lower_words and k.split("_")[0] not in STOPWORDS
                and 2 <= k.count("_") + 1 <= MAX_PHRASE_WORDS and k.replace("_", "").isalpha()}
-    return capital, places, phrases
+    return capital, places, phrases, lower_words
 
 
 def _plural(word: str) -> str:
