@@ -25,6 +25,8 @@ from retriever.config import Settings
 from retriever.errors import ConfigError
 from retriever.index.build import build_index
 from retriever.index.catalog import load_catalog
+from retriever.query import reading
+from retriever.query.reading import READINGS_KEPT, Reader
 
 REAL = "Show names for all aircrafts of which John Williams has certificates."
 NONSENSE = "purple monkey dishwasher banana quantum"
@@ -100,6 +102,22 @@ def test_the_text_output_says_what_was_read_where_it_is_not_the_question(retriev
         assert "read as: show names for all aircrafts of which John Williams has certificates." in lower
     else:
         assert "read as:" not in lower
+
+
+def test_a_question_is_read_once_between_the_query_embedding_and_the_planner(
+        retriever: Retriever, monkeypatch: pytest.MonkeyPatch) -> None:
+    calls: list[str] = []
+    real = reading.read
+    monkeypatch.setattr(reading, "read", lambda q, people, casing: calls.append(q) or real(q, people, casing))
+    question = "How many certificates does each employee hold? (a question no other test asks)"
+    first = retriever.search(question)
+    assert calls == [question]
+    again = Reader(retriever.index.people, retriever.index.casing)
+    assert [again(question), again(question)] == [real(question, retriever.index.people, retriever.index.casing)] * 2
+    assert calls == [question, question] and first.explain()  # a reader of its own reads it once more
+    for i in range(READINGS_KEPT + 5):
+        again(f"question {i}")
+    assert len(again._kept) == READINGS_KEPT and "question 0" not in again._kept  # the oldest go
 
 
 def test_text_output_has_a_legend_for_every_term_it_prints(retriever: Retriever) -> None:

@@ -25,7 +25,7 @@ ADAPTER_L2 = 0.1
 
 def question_vectors(ts: TrainingSet, settings: Settings) -> np.ndarray:
     """The local model's vector of every question of the set, as the channels embed it (disk-cached)."""
-    embed = query_embedders(settings, ts.planner.index, offline=False)
+    embed = query_embedders(settings, ts.planner.index, offline=False, read=ts.planner.read)
     key = str(registry.dense("local").vector_key)
     return np.stack([np.asarray(embed(q.question)[key], dtype=np.float32).ravel() for q in ts.questions])
 

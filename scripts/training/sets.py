@@ -104,7 +104,7 @@ def load_set(spec: str, settings: Settings, opts: Options, every: int, cache: Pa
     every = int(parts[3]) if len(parts) > 3 else every
     index = load_index(index_dir)
     planner = Planner(index, Models.uniform())
-    embed = query_embedders(settings, index, offline=False)
+    embed = query_embedders(settings, index, offline=False, read=planner.read)
     labels = {row["query_id"]: row for row in read_jsonl(labels_path)}
     pos = {t.table_id: i for i, t in enumerate(index.catalog.tables)}
     gpos = {g: i for i, g in enumerate(index.groups)}

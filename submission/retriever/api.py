@@ -24,7 +24,6 @@ from .errors import ConfigError
 from .index import registry
 from .index.store import Index, load_index, load_schema_details, recorded_channels
 from .query.planner import Answer, Options, Planner, default_models
-from .query.reading import read
 from .query.selection import MAX_JOINS, N_TABLES
 from .runtime import QueryVectors, local_embedder, query_embedders
 
@@ -62,8 +61,7 @@ class SearchResult:
 
     def explain(self) -> str:
         """Multi-line text: each table's share, plans and evidence, the joins, a warning, a legend."""
-        index = self.retriever.index
-        text = read(self.question, index.people, index.casing)
+        text = self.retriever.planner.read(self.question)
         return explain(self.retriever.planner, self.answer, [(self._pos(t.table_id), t.probability)
                                                              for t in self.tables],
                        self.evidence, self.confidence, text if text.strip() != self.question.strip() else None)
@@ -137,7 +135,8 @@ class Retriever:
             index = load_index(Path(index_dir))
             stage1 = open_stage1(index, Path(index_dir), settings, lambda m: print(m, file=sys.stderr, flush=True))
             planner = Planner(index, default_models(weights), stage1)
-            embed = query_embedders(settings, index, offline=offline, local=local.result if local else None)
+            embed = query_embedders(settings, index, offline=offline, local=local.result if local else None,
+                                    read=planner.read)
         return cls(planner, embed, Path(index_dir), Options(rrf_k=settings.rrf_k))
 
     @property

@@ -19,7 +19,7 @@ from .index.partial import Budgets
 from .index.store import Index
 from .index.text import name_spans
 from .query.lookups import embedded_words, respell
-from .query.reading import read
+from .query.reading import Reader
 
 QueryVectors = dict[str, np.ndarray]
 #: API time one build chunk may take, retries included: it bounds how far a slow API can run a channel past
@@ -84,13 +84,16 @@ def build_budgets(settings: Settings) -> Budgets:
 
 
 def query_embedders(settings: Settings, index: Index, offline: bool = False,
-                    local: Callable[[], Embedder | None] | None = None) -> Callable[[str], QueryVectors]:
+                    local: Callable[[], Embedder | None] | None = None,
+                    read: Callable[[str], str] | None = None) -> Callable[[str], QueryVectors]:
     """A function question -> vectors for every dense/late channel the index was built with.
 
     A channel whose backend fails is skipped for that question with one stderr line; with `offline`, API
     channels answer only from the disk cache (replay). `local` gives the local model when something else
-    has been loading it (see Retriever.open); by default it is loaded here.
+    has been loading it (see Retriever.open); by default it is loaded here. `read`: the planner's reader
+    (Planner.read), so that a question is read once; by default one of its own.
     """
+    reader = read if read is not None else Reader(index.people, index.casing)
     from .embedders.cache import CachedEmbedder, CachedMultiVector, EmbeddingCache
 
     # Opened for the API's channels only (answer first, persist meanwhile): offline, no folder and no writer.
@@ -125,7 +128,7 @@ def query_embedders(settings: Settings, index: Index, offline: bool = False,
     def embed(question: str) -> QueryVectors:
         out: QueryVectors = {}
         t0 = time.monotonic()
-        question = read(question, index.people, index.casing)  # what the planner reads too
+        question = reader(question)  # what the planner reads too
         names = name_spans(question)
         content = embedded_words(question, index.spelling)
         question = respell(question, index.spelling)  # the models cannot look a typo up; the names stay as given

@@ -31,7 +31,7 @@ from .features import (
 )
 from .model import SoftmaxModel, softmax
 from .plans import Plan, enumerate_plans, joins_among, plan_pool
-from .reading import read
+from .reading import Reader
 from .relevance import TABLE_FEATURES, TableShape, table_features
 from .selection import N_TABLES, Candidate, JoinFacts, Selection, select
 
@@ -120,6 +120,8 @@ class Planner:
         #: The declared relationships plus the pairs column names imply: what plans and bridges walk along
         #: and table relevance reads; answers join by declared ones only.
         self.walk = merged(index.links, implied_links(index.catalog, index.links))
+        #: What the channels read of a question; the query embedding shares it (runtime.query_embedders).
+        self.read = Reader(index.people, index.casing)
         persons = index.persons if index.persons.size == len(index.catalog.tables) else None
         n_columns = np.diff(self.layout.col_start)
         temporal = index.temporal if index.temporal.size == len(index.catalog.tables) else None
@@ -138,7 +140,7 @@ class Planner:
         return self.channels.layout
 
     def evidence(self, question: str, query_vectors: Mapping[str, np.ndarray], opts: Options) -> Evidence:
-        return self.channels.evidence(read(question, self.index.people, self.index.casing),
+        return self.channels.evidence(self.read(question),
                                       self.adapted(query_vectors), opts.rrf_k, opts.disabled_channels)
 
     def adapted(self, query_vectors: Mapping[str, np.ndarray]) -> Mapping[str, np.ndarray]:
