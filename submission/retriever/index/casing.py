@@ -144,11 +144,16 @@ class Casing:
             written = None if plain else self.words.get(word)
             following = words[i + 1].removesuffix("'s") if i + 1 < len(words) else ""
             surname = following in people.last and (following in self.words or not people.is_word(following))
+            last = not plain and word in people.last and (named or first)
+            # A census first name is a person's before a last name that is no word or a name ("kerry pryor",
+            # "john williams"; not "alexa ask"), and one no dictionary knows also as a possessive ("kyle's").
+            possessive, unknown = words[i].endswith("'s"), not people.is_word(word)
+            named = (not plain and written is None and word in people.first
+                     and ((surname and (unknown or not possessive)) or (possessive and unknown)))
             if cased:  # the writer's casing, but for a name that is no word, and a person no word names
                 if written is not None and typed_lower[i] and word in self.only:
                     out[toks[i].start():toks[i].start() + len(word)] = written
-                elif (not plain and written is None and surname and all(typed_lower[i:i + 2])
-                      and word in people.first and not people.is_word(word)
+                elif (named and unknown and surname and all(typed_lower[i:i + 2])
                       and text[toks[i].end():toks[i + 1].start()] == " "):
                     out[toks[i].start():toks[i].start() + len(word)] = word.capitalize()
                     out[toks[i + 1].start():toks[i + 1].start() + len(following)] = (
@@ -156,12 +161,6 @@ class Casing:
                     i += 1
                 i += 1
                 continue
-            last = not plain and word in people.last and (named or first)
-            # A census first name is a person's before a last name that is no word or a name ("kerry pryor",
-            # "john williams"; not "alexa ask"), and one no dictionary knows also as a possessive ("kyle's").
-            possessive, unknown = words[i].endswith("'s"), not people.is_word(word)
-            named = (not plain and written is None and word in people.first
-                     and ((surname and (unknown or not possessive)) or (possessive and unknown)))
             if written is None and (named or last):
                 written = word.capitalize()
             if written is not None:
