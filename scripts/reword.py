@@ -30,8 +30,12 @@ too: the users who never press shift, or hold it (index/casing.py's proxy). `--s
 question's first name as typed and writes the later ones in lower case: the writer who capitalises one name
 and not the next.
 
+`--source shorthand` shortens those words the way people type them in a hurry, by the conventional
+abbreviations (scripts/abbreviate.py's list, less `fst`, `lst`, `nm` and `stat`, which no one types for
+"first", "last", "name" or "status"): "How many emps are in each dept?" (index/spelling.py's proxy).
+
 Usage: python scripts/reword.py --catalog C --queries Q --labels L --out reworded.jsonl [--seed 13]
-       [--source wordnet|embedding|typos|checked|columns|lower|upper|careless]
+       [--source wordnet|embedding|typos|checked|columns|lower|upper|careless|shorthand]
 """
 
 from __future__ import annotations
@@ -48,10 +52,15 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from abbreviate import CONVENTIONAL  # noqa: E402
+
 from retriever.answer.evaluation import read_jsonl  # noqa: E402
 from retriever.index.catalog import Catalog, load_catalog  # noqa: E402
 from retriever.index.text import STOPWORDS, stem, tokenize  # noqa: E402
 from retriever.index.wordnet import WordNet, wordnet_dir  # noqa: E402
+
+#: The abbreviations users type: the conventional ones but those no question writes for its word.
+SHORTHAND = {w: a for w, a in CONVENTIONAL.items() if w not in ("first", "last", "name", "status")}
 
 
 def load_wordnet(root: Path | None) -> dict[str, list[str]]:
@@ -242,6 +251,26 @@ def misspell(question: str, schema_stems: set[str], rng: random.Random) -> str:
     return " ".join(out)
 
 
+def shorten(question: str, schema_stems: set[str]) -> str:
+    """Each word naming the gold schema that has a conventional abbreviation written as it: "employees" ->
+    "emps", "Quantity" -> "Qty"."""
+    def choose(low: str) -> str | None:
+        for lemma, suffix in base_forms(low):
+            if lemma in SHORTHAND:
+                return SHORTHAND[lemma] + ("s" if suffix else "")
+        return None
+
+    out = []
+    for tok in question.split(" "):
+        core = tok.strip("?,.!;:'\"()")
+        low = core.lower()
+        new = choose(low) if low and low not in STOPWORDS and low.isalpha() and stem(low) in schema_stems else None
+        if new and core[:1].isupper():
+            new = new[:1].upper() + new[1:]
+        out.append(tok.replace(core, new, 1) if new else tok)
+    return " ".join(out)
+
+
 _ARTICLES = frozenset({"the", "a", "an", "its", "their", "his", "her"})
 
 
@@ -301,7 +330,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", required=True, type=Path)
     ap.add_argument("--seed", type=int, default=13)
     ap.add_argument("--source", choices=("wordnet", "embedding", "typos", "checked", "columns", "lower", "upper",
-                                         "careless"),
+                                         "careless", "shorthand"),
                     default="wordnet")
     args = ap.parse_args(argv)
     catalog = load_catalog(args.catalog)
@@ -332,6 +361,7 @@ def main(argv: list[str] | None = None) -> int:
             avoid = group_stems[tables[0].group]
             new = (q["question"].lower() if args.source == "lower" else q["question"].upper() if args.source == "upper"
                    else careless(q["question"]) if args.source == "careless"
+                   else shorten(q["question"], gold) if args.source == "shorthand"
                    else misspell(q["question"], gold, rng) if args.source == "typos"
                    else drop_columns(q["question"], gold - named) if args.source == "columns"
                    else reword_checked(q["question"], gold, avoid, checked, rng) if checked is not None

@@ -107,3 +107,10 @@ def test_the_casing_proxies_type_the_whole_question_one_way(source: str, tmp_pat
 ])
 def test_the_careless_proxy_leaves_the_first_name_alone_and_lowers_the_rest(question: str, careless: str) -> None:
     assert reword.careless(question) == careless
+
+
+def test_the_shorthand_proxy_abbreviates_only_the_gold_schema_words_it_has_a_shorthand_for() -> None:
+    gold = {"employe", "depart", "quantiti", "name"}
+    assert reword.shorten("How many employees are in each department?", gold) == "How many emps are in each dept?"
+    assert reword.shorten("Quantity and name of orders?", gold) == "Qty and name of orders?"  # no one types `nm`
+    assert reword.shorten("The customer and the quantity", {"quantiti"}) == "The customer and the qty"

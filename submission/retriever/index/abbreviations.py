@@ -98,7 +98,8 @@ def stands_for(piece: str, word: str) -> bool:
     return abbreviates(piece, word)
 
 
-def _singular(word: str) -> str:
+def singular(word: str) -> str:
+    """A regular plural's "s" off ("depts" -> "dept"; "address" keeps it)."""
     return word[:-1] if word.endswith("s") and not word.endswith("ss") else word
 
 
@@ -113,8 +114,8 @@ def abbreviates(abbreviation: str, word: str) -> bool:
         return False
     if len(abbreviation) >= 3 and word.startswith(abbreviation):
         return True
-    singular = _singular(word)
-    skeleton = consonants(singular)
+    one = singular(word)
+    skeleton = consonants(one)
     if skeleton == abbreviation or (len(abbreviation) >= 3 and skeleton.startswith(abbreviation)):
         return True
     if len(abbreviation) < 3 or 2 * len(abbreviation) < len(skeleton):
@@ -123,9 +124,9 @@ def abbreviates(abbreviation: str, word: str) -> bool:
     # "q" + "ty"; `cont` spells "continent", not "country").
     last = skeleton[-1]
     for k in range(1, len(abbreviation)):
-        if abbreviation[k - 1] != singular[k - 1]:
+        if abbreviation[k - 1] != one[k - 1]:
             break
-        rest = [ch for ch in singular[k:] if ch not in _VOWELS]
+        rest = [ch for ch in one[k:] if ch not in _VOWELS]
         if abbreviation[-1] == last and rest and rest[-1] == last and _subsequence(abbreviation[k:], rest):
             return True
     return False
@@ -136,6 +137,6 @@ def lookup_keys(word: str) -> tuple[list[str], tuple[str, str]]:
     strings they are if made of its first letters or of its consonants' first letters, and the first and last
     letters they have if made otherwise. Every schema word `abbreviates` accepts is one of those (the tests
     check it against all of them); search looks these up and keeps what `abbreviates` accepts."""
-    skeleton = consonants(_singular(word))
+    skeleton = consonants(singular(word))
     exact = [word[:k] for k in range(3, len(word) - 1)] + [skeleton[:k] for k in range(2, len(skeleton) + 1)]
     return exact, (word[:1], skeleton[-1:])

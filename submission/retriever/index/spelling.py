@@ -1,4 +1,5 @@
-"""Misspelt schema words: "salaray" for `salary`, "locayion" for `location`, "subcriber" for `subscriber`.
+"""Misspelt schema words: "salaray" for `salary`, "locayion" for `location`, "subcriber" for `subscriber`;
+and the question's own shorthand for them: "qty" for `quantity`, "depts" for `departments`.
 
 A question word that no document holds and that is one edit (a letter dropped, added, changed or two
 swapped, never the first) from exactly one word of a table or column name, or from its plural, is read as
@@ -7,23 +8,32 @@ word next to a schema word ("county" next to `country`, "carton" next to `cartoo
 lists the stems of the WordNet words (all parts of speech, irregular forms included) that are, or stem
 from, a string one edit from a schema word or its stem, and search never corrects those. Without WordNet
 the build lists nothing and nothing is corrected, since a typo then cannot be told from a word.
+
+Users shorten words too ("avg qty of prods per cust"), the way schemas do (index/abbreviations.py, the other
+way round). A question word no document holds and the dictionary lacks (the index's lexicon, set at load),
+of 3 to 5 letters past a plural's "s", that shortens a name's word by those rules is read as that word; of
+several, the one most names hold ("emp": `employee` before `emperor`), and a plural stays plural. Without
+the lexicon no word is read so, since a shorthand then cannot be told from a word.
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cached_property, lru_cache
 from pathlib import Path
 
 from . import wordnet
-from .abbreviations import abbreviates, abbreviation_words, lookup_keys, run_together, stands_for
+from .abbreviations import abbreviates, abbreviation_words, consonants, lookup_keys, run_together, singular, stands_for
 from .text import stem
 from .text import stems as stems_of
 
 SPELLING_FILE = "spelling.json"
 #: Shorter words are too close to too many others ("cound": count, round, sound) to guess.
 MIN_LENGTH = 5
+#: A question's shorthand, past a plural's "s": "qty", "dept"; "no" and "id" are too short to tell.
+MIN_SHORTHAND, MAX_SHORTHAND = 3, 5
 _LETTERS = "abcdefghijklmnopqrstuvwxyz"
 
 
@@ -53,8 +63,9 @@ def forms(word: str) -> list[str]:
 @dataclass(frozen=True)
 class Spelling:
     """What search needs: schema words (as written -> stem), name stems, the real words next to them, the
-    schema words that may abbreviate a longer one (index/abbreviations.py; as written -> stem), and the stems
-    the index's documents hold (no typo, whatever they look like; set at load)."""
+    schema words that may abbreviate a longer one (index/abbreviations.py; as written -> stem), how many names
+    hold each stem, and, set at load, the stems the index's documents hold (no typo, whatever they look like)
+    and the dictionary's words."""
 
     targets: Mapping[str, str] = field(default_factory=dict)
     stems: frozenset[str] = field(default_factory=frozenset)
@@ -62,9 +73,15 @@ class Spelling:
     words: frozenset[str] = field(default_factory=frozenset)
     abbreviations: Mapping[str, str] = field(default_factory=dict)
     pieces: Mapping[str, Sequence[str]] = field(default_factory=dict)
+    #: Name stem -> how many table and column names hold it: of several words a shorthand is, the likeliest.
+    uses: Mapping[str, int] = field(default_factory=dict)
     known: frozenset[str] = field(default_factory=frozenset)
+    #: The dictionary's words (set at load): a word of it is no shorthand.
+    lexicon: frozenset[str] = field(default_factory=frozenset)
     _fix: Callable[[str], str | None] = field(init=False, repr=False, compare=False)
     _expand: Callable[[str], tuple[str, ...]] = field(init=False, repr=False, compare=False)
+    #: The name's word a question word shortens ("qty" -> "quantity", "depts" -> "departments"), or None.
+    shorthand: Callable[[str], str | None] = field(init=False, repr=False, compare=False)
 
     @cached_property
     def spelt(self) -> dict[str, str]:
@@ -79,10 +96,18 @@ class Spelling:
         # same words come back question after question: each word's answer is worked out once.
         object.__setattr__(self, "_fix", lru_cache(maxsize=65536)(self._fix_word))
         object.__setattr__(self, "_expand", lru_cache(maxsize=65536)(self._expand_word))
+        object.__setattr__(self, "shorthand", lru_cache(maxsize=65536)(self._shorthand))
 
     @cached_property
     def _by_ends(self) -> dict[tuple[str, str], list[str]]:
         return _by_ends(self.abbreviations)
+
+    @cached_property
+    def _by_initial(self) -> dict[str, list[str]]:
+        out: dict[str, list[str]] = {}
+        for form in sorted(set(self.spelt.values())):
+            out.setdefault(form[0], []).append(form)
+        return out
 
     @cached_property
     def _pieces_by_ends(self) -> dict[tuple[str, str], list[str]]:
@@ -118,40 +143,56 @@ class Spelling:
 
     def _fix_word(self, word: str) -> str | None:
         s = stem(word)
-        if (len(word) < MIN_LENGTH or not word.isalpha() or s in self.known or s in self.words or s in self.stems
-                or word in self.targets):
+        if not word.isalpha() or s in self.known or s in self.stems or word in self.targets:
             return None
-        near = [e for e in edits(word) if e in self.targets]
-        if not near and len(s) >= MIN_LENGTH:
-            near = [self.spelt[e] for e in edits(s) if e in self.stems]
-        if len({self.targets[e] for e in near}) != 1:  # none, or two schema words: no guess
-            return None
-        return min(near, key=lambda e: (len(e), e))
+        if len(word) >= MIN_LENGTH and s not in self.words:
+            near = [e for e in edits(word) if e in self.targets]
+            if not near and len(s) >= MIN_LENGTH:
+                near = [self.spelt[e] for e in edits(s) if e in self.stems]
+            if len({self.targets[e] for e in near}) == 1:  # none, or two schema words: no guess
+                return min(near, key=lambda e: (len(e), e))
+        return self.shorthand(word)
 
-    def with_known(self, known: Iterable[str]) -> Spelling:
-        return replace(self, known=frozenset(known))
+    def _shorthand(self, word: str) -> str | None:
+        one = singular(word)
+        if (not word.isalpha() or not self.lexicon or not MIN_SHORTHAND <= len(one) <= MAX_SHORTHAND
+                or word in self.lexicon or one in self.lexicon):
+            return None
+        found = [f for f in self._by_initial.get(word[0], ()) if abbreviates(one, f)]
+        if not found:
+            return None
+        # Its first letters or all its consonants ("cnt": `count`) before looser spellings (`country`).
+        best = min(found, key=lambda f: (not (f.startswith(one) or consonants(singular(f)) == one),
+                                         -self.uses.get(self.targets[f], 0), len(f), f))
+        plural = forms(best)[1]
+        return plural if one != word and not best.endswith("s") and plural in self.targets else best
+
+    def with_known(self, known: Iterable[str], lexicon: Iterable[str] = ()) -> Spelling:
+        return replace(self, known=frozenset(known), lexicon=frozenset(lexicon))
 
     def as_json(self) -> dict[str, object]:
         return {"targets": dict(sorted(self.targets.items())), "stems": sorted(self.stems),
                 "words": sorted(self.words), "abbreviations": dict(sorted(self.abbreviations.items())),
-                "pieces": {p: list(v) for p, v in sorted(self.pieces.items())}}
+                "pieces": {p: list(v) for p, v in sorted(self.pieces.items())}, "uses": dict(sorted(self.uses.items()))}
 
     @classmethod
     def from_json(cls, data: Mapping[str, object]) -> Spelling:
         targets, stems, words = data.get("targets", {}), data.get("stems", []), data.get("words", [])
         # An index built before abbreviations (or run-together words) were listed reads none.
         abbreviations, pieces = data.get("abbreviations", {}), data.get("pieces", {})
+        uses = data.get("uses", {})  # and before the names' counts, each name's word counts as many as another
         if not (isinstance(targets, Mapping) and isinstance(stems, list) and isinstance(words, list)
-                and isinstance(abbreviations, Mapping) and isinstance(pieces, Mapping)):
-            raise ValueError("spelling.json does not hold targets, stems, words, abbreviations and pieces")
+                and isinstance(abbreviations, Mapping) and isinstance(pieces, Mapping) and isinstance(uses, Mapping)):
+            raise ValueError("spelling.json does not hold targets, stems, words, abbreviations, pieces and uses")
         return cls(dict(targets), frozenset(stems), frozenset(words), dict(abbreviations),
-                   {p: list(v) for p, v in pieces.items()})
+                   {p: list(v) for p, v in pieces.items()}, dict(uses))
 
 
 def build_spelling(schema_words: Iterable[Sequence[str]], wordnet_root: Path | None) -> Spelling:
     """Targets from the table and column names; the WordNet words one edit from them (none without WordNet)."""
     if wordnet_root is None:
         return Spelling()
+    schema_words = [list(name) for name in schema_words]
     names = {w for name in schema_words for w in name if w.isalpha()}
     targets = {f: stem(w) for w in sorted(names) for f in forms(w) if len(f) >= MIN_LENGTH}
     stems = frozenset(s for s in targets.values() if len(s) >= MIN_LENGTH)
@@ -163,7 +204,8 @@ def build_spelling(schema_words: Iterable[Sequence[str]], wordnet_root: Path | N
     near = {s for s in stems_of(candidates) if s in lexicon}
     near.update(e for s in set(targets.values()) for e in edits(s) if e in lexicon)
     short = abbreviation_words(names, real, lexicon)
-    return Spelling(targets, stems, frozenset(near), short, run_together(names, real, lexicon, short))
+    uses = Counter(s for name in schema_words for s in {stem(w) for w in name if w.isalpha()} if s in stems)
+    return Spelling(targets, stems, frozenset(near), short, run_together(names, real, lexicon, short), dict(uses))
 
 
 def _by_ends(listed: Iterable[str]) -> dict[tuple[str, str], list[str]]:

@@ -197,13 +197,14 @@ def _load_index(index_dir: Path) -> Index:
         instances = json.loads((index_dir / INSTANCE_FILE).read_text(encoding="utf-8"))
         derived_path = index_dir / DERIVED_FILE  # an index built before it derives nothing
         derived = (json.loads(derived_path.read_text(encoding="utf-8")) if derived_path.is_file() else {})
-        spelling_path = index_dir / SPELLING_FILE  # an index built before it corrects nothing
-        spelling = (Spelling.from_json(json.loads(spelling_path.read_text(encoding="utf-8")))
-                    if spelling_path.is_file() else Spelling())
-        spelling = spelling.with_known(word for lex in lexical.values() for word in lex.vocab)
         people_path = index_dir / PEOPLE_FILE  # an index built before it names no person
         people = (People.from_json(json.loads(people_path.read_text(encoding="utf-8")))
                   if people_path.is_file() else People())
+        spelling_path = index_dir / SPELLING_FILE  # an index built before it corrects nothing
+        spelling = (Spelling.from_json(json.loads(spelling_path.read_text(encoding="utf-8")))
+                    if spelling_path.is_file() else Spelling())
+        # The people's dictionary is the index's one lexicon: what is a word, and so no shorthand.
+        spelling = spelling.with_known((word for lex in lexical.values() for word in lex.vocab), people.words)
         casing_path = index_dir / CASING_FILE  # an index built before it restores no capitals
         casing = (Casing.from_json(json.loads(casing_path.read_text(encoding="utf-8")))
                   if casing_path.is_file() else Casing())

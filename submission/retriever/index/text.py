@@ -116,6 +116,11 @@ def quoted(question: str) -> list[str]:
     return [next(g for g in m.groups() if g) for m in _QUOTED.finditer(question)]
 
 
+def unquoted(question: str) -> str:
+    """The question with what it quotes blanked out."""
+    return _QUOTED.sub(" ", question)
+
+
 def name_spans(question: str) -> list[str]:
     """The names a question gives: quoted text, and runs of capitalised words past a sentence's first word
     ("Mumbai Indians", "Stephen King"). Embedded alone, a name says which column would hold it."""

@@ -12,13 +12,15 @@ import numpy as np
 from ..index import thesaurus
 from ..index.people import People
 from ..index.spelling import Spelling
-from ..index.text import COMMANDS, STOPWORDS, drop_commands, name_spans, normalize, stem, tokenize, words
+from ..index.text import COMMANDS, STOPWORDS, drop_commands, name_spans, normalize, stem, tokenize, unquoted, words
 from .wording import DAYS
 
 #: Longest question n-gram looked up among sample values.
 MAX_PHRASE_WORDS = 5
 #: Runs of letters as the question writes them (case kept).
 _LETTERS = re.compile(r"[^\W\d_]+")
+#: An e-mail or web address, or a host name: a value, whatever words it spells.
+_ADDRESS = re.compile(r"\S*@\S*|\S*://\S*|\w+(?:\.\w+)+")
 #: Words that say what to compute or how to order it, not what the question is about: alone, they point at no
 #: table of any catalog.
 QUERY_WORDS = frozenset(
@@ -108,11 +110,18 @@ def corrections(question: str, spelling: Spelling) -> dict[str, str]:
 
 def abbreviated(question: str, spelling: Spelling) -> dict[str, list[str]]:
     """Question stem -> the stems of the schema words that abbreviate its word ("customers" -> `cust`,
-    `cstmr`; index/abbreviations.py), for words written in lower case and no query word ("number" is no `num`)."""
-    found = spelling.expansions([w for w in _lower_words(question) if w not in QUERY_WORDS])
+    `cstmr`; index/abbreviations.py), or that it abbreviates ("emps" -> `employe`, index/spelling.py), for
+    words written in lower case and no query word ("number" is no `num`)."""
+    asked = [w for w in _lower_words(question) if w not in QUERY_WORDS]
+    found = spelling.expansions(asked)
     out: dict[str, list[str]] = {}
     for w in sorted(found):
         out.setdefault(stem(w), []).extend(s for s in found[w] if s != stem(w))
+    # The question's own shorthand that a document holds as written too ("emps" and `emp_fname`) stands for
+    # both (one no document holds is read as its word: `corrections`).
+    for w in asked:
+        if stem(w) in spelling.known and (full := spelling.shorthand(w)) is not None:
+            out.setdefault(stem(w), []).append(stem(full))
     return {k: sorted(set(v)) for k, v in out.items() if v}
 
 
@@ -126,7 +135,9 @@ def respell(question: str, spelling: Spelling) -> str:
 
 
 def _lower_words(question: str) -> list[str]:
-    return [w for w in _LETTERS.findall(normalize(question))
+    """The lower-case words no misspelling or shorthand is read in but in the question's own words: not in what
+    it quotes nor in an address ("the "aalle@yellowbook.com" e-mail" names no `comment`)."""
+    return [w for w in _LETTERS.findall(normalize(_ADDRESS.sub(" ", unquoted(question))))
             if w.islower() and w not in STOPWORDS and w not in COMMANDS]
 
 
