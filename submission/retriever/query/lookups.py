@@ -19,8 +19,9 @@ from .wording import DAYS
 MAX_PHRASE_WORDS = 5
 #: Runs of letters as the question writes them (case kept).
 _LETTERS = re.compile(r"[^\W\d_]+")
-#: An e-mail or web address, or a host name: a value, whatever words it spells.
-_ADDRESS = re.compile(r"\S*@\S*|\S*://\S*|\w+(?:\.\w+)+")
+#: An e-mail or web address, or a host name: a value, whatever words it spells; and a compound's hyphened
+#: parts, which are whole words (the "pre" of "pre-paid" shortens no `pressure`).
+_NOT_READ = re.compile(r"\S*@\S*|\S*://\S*|\w+(?:\.\w+)+|\w+(?:-\w+)+")
 #: Words that say what to compute or how to order it, not what the question is about: alone, they point at no
 #: table of any catalog.
 QUERY_WORDS = frozenset(
@@ -135,9 +136,9 @@ def respell(question: str, spelling: Spelling) -> str:
 
 
 def _lower_words(question: str) -> list[str]:
-    """The lower-case words no misspelling or shorthand is read in but in the question's own words: not in what
-    it quotes nor in an address ("the "aalle@yellowbook.com" e-mail" names no `comment`)."""
-    return [w for w in _LETTERS.findall(normalize(_ADDRESS.sub(" ", unquoted(question))))
+    """The lower-case words a misspelling or shorthand is read in: the question's own, not what it quotes nor an
+    address ("the "aalle@yellowbook.com" e-mail" names no `comment`) nor a compound's parts."""
+    return [w for w in _LETTERS.findall(normalize(_NOT_READ.sub(" ", unquoted(question))))
             if w.islower() and w not in STOPWORDS and w not in COMMANDS]
 
 
