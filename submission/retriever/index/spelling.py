@@ -11,8 +11,10 @@ the build lists nothing and nothing is corrected, since a typo then cannot be to
 
 Users shorten words too ("avg qty of prods per cust"), the way schemas do (index/abbreviations.py, the other
 way round). A question word no document holds and the dictionary lacks (the index's lexicon, set at load),
-of 3 to 5 letters past a plural's "s", that shortens a name's word by those rules is read as that word; of
-several, the one most names hold ("emp": `employee` before `emperor`), and a plural stays plural. Without
+of 3 to 5 letters past a plural's "s", that shortens a name's word by those rules is read as that word. Of
+several, one it spells most closely (its first letters or all its consonants: "cnt" is `count`, not
+`country`), then the one most names hold ("emp": `employee` before `emperor`); as the name writes it, or its
+plural for a plural ("emps": "employees"). Not in quotes, addresses or compounds (query/lookups.py). Without
 the lexicon no word is read so, since a shorthand then cannot be told from a word.
 """
 
