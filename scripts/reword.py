@@ -193,14 +193,17 @@ def base_forms(word: str) -> list[tuple[str, str]]:
     return out
 
 
-def swap_words(question: str, schema_stems: set[str], choose: Callable[[str], str | None]) -> str:
+def swap_words(question: str, schema_stems: set[str], choose: Callable[[str], str | None],
+               keep_capital: bool = False) -> str:
     """The question with each lower-cased word naming the gold schema (`schema_stems`) replaced by what
-    `choose` gives for it (None: kept)."""
+    `choose` gives for it (None: kept), capitalised where the word was if `keep_capital`."""
     out = []
     for tok in question.split(" "):
         core = tok.strip("?,.!;:'\"()")
         low = core.lower()
         new = choose(low) if low and low not in STOPWORDS and low.isalpha() and stem(low) in schema_stems else None
+        if new and keep_capital and core[:1].isupper():
+            new = new[:1].upper() + new[1:]
         out.append(tok.replace(core, new, 1) if new else tok)
     return " ".join(out)
 
@@ -259,16 +262,7 @@ def shorten(question: str, schema_stems: set[str]) -> str:
             if lemma in SHORTHAND:
                 return SHORTHAND[lemma] + ("s" if suffix else "")
         return None
-
-    out = []
-    for tok in question.split(" "):
-        core = tok.strip("?,.!;:'\"()")
-        low = core.lower()
-        new = choose(low) if low and low not in STOPWORDS and low.isalpha() and stem(low) in schema_stems else None
-        if new and core[:1].isupper():
-            new = new[:1].upper() + new[1:]
-        out.append(tok.replace(core, new, 1) if new else tok)
-    return " ".join(out)
+    return swap_words(question, schema_stems, choose, keep_capital=True)
 
 
 _ARTICLES = frozenset({"the", "a", "an", "its", "their", "his", "her"})
