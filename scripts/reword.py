@@ -28,14 +28,15 @@ question that leaves its columns implicit.
 `--source lower` and `--source upper` type the whole question in lower case or in capitals, quoted values
 too: the users who never press shift, or hold it (index/casing.py's proxy). `--source careless` keeps the
 question's first name as typed and writes the later ones in lower case: the writer who capitalises one name
-and not the next.
+and not the next. `--source title` writes it in title case, the way headings are: every word capitalised but
+articles, conjunctions and short prepositions ("How Many Singers Are from France?"), quoted values too.
 
 `--source shorthand` shortens those words the way people type them in a hurry, by the conventional
 abbreviations (scripts/abbreviate.py's list, less `fst`, `lst`, `nm` and `stat`, which no one types for
 "first", "last", "name" or "status"): "How many emps are in each dept?" (index/spelling.py's proxy).
 
 Usage: python scripts/reword.py --catalog C --queries Q --labels L --out reworded.jsonl [--seed 13]
-       [--source wordnet|embedding|typos|checked|columns|lower|upper|careless|shorthand]
+       [--source wordnet|embedding|typos|checked|columns|lower|upper|title|careless|shorthand]
 """
 
 from __future__ import annotations
@@ -289,6 +290,19 @@ _CAPITALISED = re.compile(r"[A-Za-z]*[A-Z][A-Za-z]*")
 _QUOTE = re.compile(r"\"[^\"]*\"|'[^']*'")
 
 
+#: The words title case leaves in lower case past the first: articles, conjunctions, short prepositions.
+_TITLE_LOWER = frozenset({"a", "an", "the", "and", "but", "or", "nor", "for", "so", "yet", "as", "at", "by", "in",
+                          "of", "off", "on", "per", "to", "up", "via", "from", "into", "with"})
+
+
+def titled(question: str) -> str:
+    """The question in title case: "How many singers are from France?" -> "How Many Singers Are from France?"."""
+    def cap(m: re.Match[str]) -> str:
+        w = m.group()
+        return w if m.start() and w.lower() in _TITLE_LOWER else w[:1].upper() + w[1:]
+    return re.sub(r"[A-Za-z][A-Za-z']*", cap, question)
+
+
 def careless(question: str) -> str:
     """The question with its first name kept as typed and the later ones in lower case: "Tom Cruise ... Canada"
     -> "Tom Cruise ... canada". A capital that opens a sentence, "I" and quoted values stay."""
@@ -324,7 +338,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", required=True, type=Path)
     ap.add_argument("--seed", type=int, default=13)
     ap.add_argument("--source", choices=("wordnet", "embedding", "typos", "checked", "columns", "lower", "upper",
-                                         "careless", "shorthand"),
+                                         "title", "careless", "shorthand"),
                     default="wordnet")
     args = ap.parse_args(argv)
     catalog = load_catalog(args.catalog)
@@ -354,6 +368,7 @@ def main(argv: list[str] | None = None) -> int:
             gold |= named
             avoid = group_stems[tables[0].group]
             new = (q["question"].lower() if args.source == "lower" else q["question"].upper() if args.source == "upper"
+                   else titled(q["question"]) if args.source == "title"
                    else careless(q["question"]) if args.source == "careless"
                    else shorten(q["question"], gold) if args.source == "shorthand"
                    else misspell(q["question"], gold, rng) if args.source == "typos"

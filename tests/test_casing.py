@@ -69,6 +69,26 @@ def test_a_cased_question_gets_the_capitals_of_names_that_are_no_words(question:
     assert CASING.restore(question, PEOPLE) == restored
 
 
+@pytest.mark.parametrize(("question", "restored"), [
+    # Title case (every word capitalised, or all but the articles and short prepositions) is no casing either.
+    ("How Many Singers Are From Canada?", "how many singers are from Canada?"),
+    ("What Is the Phone Number of Kerry Pryor in the USA?", "what is the phone number of Kerry Pryor in the USA?"),
+    ("Show the Name and Age of Singers Who Are Older Than 30",
+     "show the name and age of singers who are older than 30"),
+])
+def test_a_question_in_title_case_is_read_as_one_typed_without_capitals(question: str, restored: str) -> None:
+    assert CASING.restore(question, PEOPLE) == restored
+
+
+@pytest.mark.parametrize("question", [
+    "Which films of The Beatles were shot in New York?",  # capitals on names only, "The" among them
+    "How many films did Tom Hanks Make?",  # too few capitalised words to be a heading's
+    "Which actor plays in What Is Love, and where?",  # a title's "Is" among lower-case words
+])
+def test_a_question_with_many_names_is_no_title_case(question: str) -> None:
+    assert CASING.restore(question, PEOPLE) == question
+
+
 def test_capitals_that_open_a_sentence_or_say_i_are_no_casing_of_names() -> None:
     assert CASING.restore("Which movies came from canada? I need them.", PEOPLE) == (
         "Which movies came from Canada? I need them.")

@@ -109,6 +109,12 @@ def test_the_careless_proxy_leaves_the_first_name_alone_and_lowers_the_rest(ques
     assert reword.careless(question) == careless
 
 
+def test_the_title_proxy_capitalises_every_word_but_articles_and_short_prepositions() -> None:
+    assert reword.titled("what is the name of the singer from france's 'top' band?") == (
+        "What Is the Name of the Singer from France's 'Top' Band?")
+    assert reword.titled("the names of the o'neil singers") == "The Names of the O'neil Singers"
+
+
 def test_the_shorthand_proxy_abbreviates_only_the_gold_schema_words_it_has_a_shorthand_for() -> None:
     gold = {"employe", "depart", "quantiti", "name"}
     assert reword.shorten("How many employees are in each department?", gold) == "How many emps are in each dept?"
