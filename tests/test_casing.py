@@ -89,6 +89,13 @@ def test_a_question_with_many_names_is_no_title_case(question: str) -> None:
     assert CASING.restore(question, PEOPLE) == question
 
 
+def test_a_question_with_typographic_quotes_reads_as_one_typed_with_plain_ones() -> None:
+    curly = "how many albums of kerry pryor\u2019s are called \u2018canada\u2019 or \u201ccanada\u201d?"
+    assert read(curly, PEOPLE, CASING) == read(curly.translate({0x2019: "'", 0x2018: "'", 0x201c: '"', 0x201d: '"'}),
+                                               PEOPLE, CASING) == (
+        "how many albums of Kerry Pryor's are called 'canada' or \"canada\"?")
+
+
 def test_capitals_that_open_a_sentence_or_say_i_are_no_casing_of_names() -> None:
     assert CASING.restore("Which movies came from canada? I need them.", PEOPLE) == (
         "Which movies came from Canada? I need them.")

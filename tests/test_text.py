@@ -8,6 +8,7 @@ from retriever.index.text import (
     COMMANDS,
     STOPWORDS,
     drop_commands,
+    plain_quotes,
     schema_tokens,
     split_identifier,
     stem,
@@ -53,6 +54,12 @@ def test_acronym_plurals_and_number_endings_make_no_terms_of_their_own() -> None
 def test_words_normalise_unicode_compatibility_forms() -> None:
     assert words("\ufb01sh \uff21\uff22\uff23") == ["fish", "abc"]
     assert words("café_Owner") == ["café", "owner"]
+
+
+def test_typographic_quotes_read_as_typed_ones() -> None:
+    typed = "What\u2019s Kyle\u2019s id in \u201cHey Jude\u201d or \u2018USA\u2019 or \u00abParis\u00bb?"
+    assert plain_quotes(typed) == "What's Kyle's id in \"Hey Jude\" or 'USA' or \"Paris\"?"
+    assert words("Kyle\u2019s \u201cband\u201d") == words("Kyle's \"band\"")
 
 
 def test_stemming_conflates_inflections() -> None:

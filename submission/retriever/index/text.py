@@ -14,6 +14,9 @@ _CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])(?![A-Z]s\b)|(
 #: An ordinal's or a decade's ending ("3rd", "21st", "1990s"), which would be a term "rd" or "s" of its own.
 _NUMBER_ENDING = re.compile(r"(?<=[0-9])(?:st|nd|rd|th|s)(?![A-Za-z])", re.IGNORECASE)
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
+#: Curly, low and reversed single and double quotes, primes and guillemets -> ' and ".
+_PLAIN_QUOTES = str.maketrans(dict.fromkeys("\u2018\u2019\u201a\u201b\u2032", "'")
+                              | dict.fromkeys("\u201c\u201d\u201e\u201f\u2033\u00ab\u00bb", '"'))
 
 #: English function words plus the filler analysts type ("please", "ones"): out of every text.
 STOPWORDS = frozenset(
@@ -49,7 +52,13 @@ def split_identifier(text: str) -> str:
 
 
 def normalize(text: str) -> str:
-    return unicodedata.normalize("NFKC", text)
+    return plain_quotes(unicodedata.normalize("NFKC", text))
+
+
+def plain_quotes(text: str) -> str:
+    """Typographic quotes and apostrophes as a keyboard types them: a phone or a word processor writes
+    "Kyle’s", “Hey Jude” and ‘USA’, which the possessive, the quotes and the names would otherwise not see."""
+    return text.translate(_PLAIN_QUOTES)
 
 
 @lru_cache(maxsize=65536)

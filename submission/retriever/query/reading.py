@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from ..index.casing import Casing
 from ..index.people import People
+from ..index.text import plain_quotes
 from .request import core
 
 #: Questions a Reader keeps the reading of: the query embedding reads a question just before the planner does.
@@ -12,9 +13,9 @@ READINGS_KEPT = 64
 
 
 def read(question: str, people: People, casing: Casing) -> str:
-    """The request's core (query/request.py), with the capitals of the names its writer typed without
-    (index/casing.py)."""
-    return casing.restore(core(question, people.words), people)
+    """The request's core (query/request.py) with plain quotes, and with the capitals of the names its writer
+    typed without (index/casing.py)."""
+    return casing.restore(plain_quotes(core(question, people.words)), people)
 
 
 class Reader:
