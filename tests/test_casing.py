@@ -89,6 +89,16 @@ def test_a_question_with_many_names_is_no_title_case(question: str) -> None:
     assert CASING.restore(question, PEOPLE) == question
 
 
+@pytest.mark.parametrize(("question", "restored"), [
+    # A word stressed in capitals is the word: no name, no value (a census name is no dictionary word here).
+    ("How many PRICES are from Kerry Pryor?", "How many prices are from Kerry Pryor?"),
+    ("Which Stores in CANADA have SCORE over 5?", "Which Stores in CANADA have score over 5?"),  # a name
+    ("Which books are in the PRICE SCORE list, or in RAM?", "Which books are in the PRICE SCORE list, or in RAM?"),
+])
+def test_a_word_stressed_in_capitals_reads_as_the_word(question: str, restored: str) -> None:
+    assert CASING.restore(question, PEOPLE) == restored
+
+
 def test_a_question_with_typographic_quotes_reads_as_one_typed_with_plain_ones() -> None:
     curly = "how many albums of kerry pryor\u2019s are called \u2018canada\u2019 or \u201ccanada\u201d?"
     assert read(curly, PEOPLE, CASING) == read(curly.translate({0x2019: "'", 0x2018: "'", 0x201c: '"', 0x201d: '"'}),

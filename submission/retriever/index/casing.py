@@ -17,7 +17,9 @@ census last name after a first name is one ("harrison ford"), and so is a census
 word before a last name that is no word or a name ("john williams"). A question that capitalises anything
 itself keeps its writer's casing but for the names WordNet never writes in lower case ("students from
 canada", "flights to new york") and a person whose first name no dictionary knows ("susan wilson"): a writer
-who capitalises one name may not bother with the next.
+who capitalises one name may not bother with the next. A dictionary word of 4 letters or more that such a
+question stresses in capitals alone ("How many MOVIES ...", "What TYPE of ...") goes to lower case, unless
+WordNet writes it as a name ("USA", "GDP"): read as a name, it took the place of the value the question gives.
 """
 
 from __future__ import annotations
@@ -41,6 +43,8 @@ MAX_PHRASE_WORDS = 4
 #: its sentences' first, is capitalised.
 TITLED_SHARE = 0.75
 TITLED_WORDS = 3
+#: A word in capitals shorter than this is left as typed: a code or an acronym more often ("ID", "CHI", "RAM").
+MIN_STRESSED = 4
 #: Function words a name seldom holds, which only title case capitalises.
 _TITLE_MARKS = frozenset({"is", "are", "was", "were", "do", "does", "did", "has", "have", "had", "be", "been",
                           "than", "that", "which", "who", "whom", "whose", "what", "when", "where", "how", "there",
@@ -137,6 +141,10 @@ class Casing:
         out = list(text)
         words = [m.group().lower() for m in toks]
         typed_lower = [m.group().islower() for m in toks]
+        # A word in capitals among words that are not: stressed ("How many MOVIES ..."), or an acronym.
+        stressed = [len(m.group()) >= MIN_STRESSED and m.group().isupper()
+                    and not any(toks[j].group().isupper() for j in (i - 1, i + 1) if 0 <= j < len(toks))
+                    for i, m in enumerate(toks)]
         if shouted:
             for m, w in zip(toks, words, strict=True):
                 out[m.start():m.end()] = w
@@ -163,6 +171,8 @@ class Casing:
             if cased:  # the writer's casing, but for a name that is no word, and a person no word names
                 if written is not None and typed_lower[i] and word in self.only:
                     out[toks[i].start():toks[i].start() + len(word)] = written
+                elif stressed[i] and written is None and not plain and people.is_word(word):
+                    out[toks[i].start():toks[i].end()] = words[i]  # a word stressed, not a name nor an acronym
                 elif (named and unknown and surname and all(typed_lower[i:i + 2])
                       and text[toks[i].end():toks[i + 1].start()] == " "):
                     out[toks[i].start():toks[i].start() + len(word)] = word.capitalize()
