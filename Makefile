@@ -127,11 +127,12 @@ cv: fit-data
 # neighbours instead, a resource the retriever's thesaurus does not read (REWORD_SOURCES=wordnet: the first only).
 # REWORD_SOURCES=typos: every schema word of the gold plan misspelt once instead (the spelling's proxy);
 # checked: WordNet swaps MiniLM reads as close to the word (meaning kept); columns: the words naming only
-# gold columns dropped (the column left implicit); lower, upper, title: the whole question typed in lower case, in
-# capitals or in title case; careless: the names after the first typed in lower case (index/casing.py's proxies); shorthand: the
-# words with a conventional abbreviation typed as it ("emps", "qty"; index/spelling.py's proxy). Each is also
-# split by whether a swapped-in word is another database's schema word (scripts/reword_split.py).
-REWORD_SOURCES ?= wordnet embedding typos checked columns lower upper title careless shorthand
+# gold columns dropped (the column left implicit); lower, upper, title: the whole question typed in lower case,
+# in capitals or in title case; stressed: one schema word in capitals; careless: the names after the first
+# typed in lower case (index/casing.py's proxies); shorthand: the words with a conventional abbreviation typed
+# as it ("emps", "qty"; index/spelling.py's proxy). Each is also split by whether a swapped-in word is another
+# database's schema word (scripts/reword_split.py).
+REWORD_SOURCES ?= wordnet embedding typos checked columns lower upper title stressed careless shorthand
 # $(1)'s questions as written (into $(2)), both scored, then split by collisions (scripts/reword_split.py).
 score_pair = $(PYTHON) -c "import json,sys; ids={json.loads(l)['query_id'] for l in open('$(1)')}; \
 	    [sys.stdout.write(l) for l in open('$(QUERIES)') if json.loads(l)['query_id'] in ids]" > $(2) && \

@@ -29,14 +29,16 @@ question that leaves its columns implicit.
 too: the users who never press shift, or hold it (index/casing.py's proxy). `--source careless` keeps the
 question's first name as typed and writes the later ones in lower case: the writer who capitalises one name
 and not the next. `--source title` writes it in title case, the way headings are: every word capitalised but
-articles, conjunctions and short prepositions ("How Many Singers Are from France?"), quoted values too.
+articles, conjunctions and short prepositions ("How Many Singers Are from France?"), quoted values too;
+`--source stressed` types one word naming the gold schema in capitals, the way a writer stresses it ("Among
+the MOVIES starring Tom Cruise").
 
 `--source shorthand` shortens those words the way people type them in a hurry, by the conventional
 abbreviations (scripts/abbreviate.py's list, less `fst`, `lst`, `nm` and `stat`, which no one types for
 "first", "last", "name" or "status"): "How many emps are in each dept?" (index/spelling.py's proxy).
 
 Usage: python scripts/reword.py --catalog C --queries Q --labels L --out reworded.jsonl [--seed 13]
-       [--source wordnet|embedding|typos|checked|columns|lower|upper|title|careless|shorthand]
+       [--source wordnet|embedding|typos|checked|columns|lower|upper|title|stressed|careless|shorthand]
 """
 
 from __future__ import annotations
@@ -255,6 +257,17 @@ def misspell(question: str, schema_stems: set[str], rng: random.Random) -> str:
     return " ".join(out)
 
 
+def stress(question: str, schema_stems: set[str], rng: random.Random) -> str:
+    """One lower-case word of 4 letters or more naming the gold schema, chosen at random, typed in capitals for
+    stress: "Among the MOVIES starring Tom Cruise"."""
+    words = [m for m in re.finditer(r"[A-Za-z]+", question)
+             if len(m.group()) >= 4 and m.group().islower() and stem(m.group()) in schema_stems]
+    if not words:
+        return question
+    m = rng.choice(words)
+    return question[:m.start()] + m.group().upper() + question[m.end():]
+
+
 def shorten(question: str, schema_stems: set[str]) -> str:
     """Each word naming the gold schema that has a conventional abbreviation written as it: "employees" ->
     "emps", "Quantity" -> "Qty"."""
@@ -338,7 +351,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", required=True, type=Path)
     ap.add_argument("--seed", type=int, default=13)
     ap.add_argument("--source", choices=("wordnet", "embedding", "typos", "checked", "columns", "lower", "upper",
-                                         "title", "careless", "shorthand"),
+                                         "title", "stressed", "careless", "shorthand"),
                     default="wordnet")
     args = ap.parse_args(argv)
     catalog = load_catalog(args.catalog)
@@ -369,6 +382,7 @@ def main(argv: list[str] | None = None) -> int:
             avoid = group_stems[tables[0].group]
             new = (q["question"].lower() if args.source == "lower" else q["question"].upper() if args.source == "upper"
                    else titled(q["question"]) if args.source == "title"
+                   else stress(q["question"], gold, rng) if args.source == "stressed"
                    else careless(q["question"]) if args.source == "careless"
                    else shorten(q["question"], gold) if args.source == "shorthand"
                    else misspell(q["question"], gold, rng) if args.source == "typos"

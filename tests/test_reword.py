@@ -115,6 +115,13 @@ def test_the_title_proxy_capitalises_every_word_but_articles_and_short_prepositi
     assert reword.titled("the names of the o'neil singers") == "The Names of the O'neil Singers"
 
 
+def test_the_stressed_proxy_types_one_gold_schema_word_in_capitals() -> None:
+    gold = {stem("singer"), stem("country")}
+    assert reword.stress("How many singers are from each country?", gold, random.Random(0)) in (
+        "How many SINGERS are from each country?", "How many singers are from each COUNTRY?")
+    assert reword.stress("How many Singers are there?", gold, random.Random(0)) == "How many Singers are there?"
+
+
 def test_the_shorthand_proxy_abbreviates_only_the_gold_schema_words_it_has_a_shorthand_for() -> None:
     gold = {"employe", "depart", "quantiti", "name"}
     assert reword.shorten("How many employees are in each department?", gold) == "How many emps are in each dept?"
