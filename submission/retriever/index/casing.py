@@ -11,7 +11,7 @@ whose Singers are untagged persons, nor "tours", the plural of "tour", nor "burg
 plurals; and the names of several words it writes only with capitals ("New York", "Social Security"; not
 "post office", nor "the City"). At search, a question with no capital of its own past its sentences' first
 letters (quotes aside), with nothing but capitals, or in title case ("How Many Singers Are from France?", which
-held-out BIRD questions lose 26 of 1,871 to, read this way 7), is given those; a census first name no dictionary
+held-out BIRD questions lose 26 of 1,871 to, read this way 8), is given those; a census first name no dictionary
 knows is a person's where a census last name or a possessive follows ("kerry pryor", "kyle's"), and a
 census last name after a first name is one ("harrison ford"), and so is a census first name that is also a
 word before a last name that is no word or a name ("john williams"). A question that capitalises anything
